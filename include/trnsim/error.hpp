@@ -1,0 +1,18 @@
+// error.hpp — the one exception type user-facing code throws for bad input.
+// Why: every bad configuration must become a single line "file: path: problem; fix"
+// and a non-zero exit, never a crash; the CLI catches exactly this type.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace trnsim {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Builds "FILE: PATH: PROBLEM" (PATH is a JSON pointer such as /parallel/tp).
+std::string config_message(const std::string& file, const std::string& path, const std::string& problem);
+
+}  // namespace trnsim

@@ -1,0 +1,53 @@
+// json_reader.hpp — strict, path-aware reading of configuration JSON.
+// Why: every config file (hw, model, workload) must reject unknown keys, wrong types
+// and out-of-range values with one line naming the file, the JSON path and what is
+// allowed. Readers consume keys; finish() reports any key nobody asked for.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "trnsim/error.hpp"
+
+namespace trnsim {
+
+nlohmann::json load_json_file(const std::string& file);  // throws ConfigError (missing, malformed)
+
+class JsonReader {
+ public:
+  JsonReader(const nlohmann::json& obj, std::string file, std::string path = "");
+  ~JsonReader() = default;
+
+  bool has(const std::string& key) const;
+  double number(const std::string& key, double min, double max);
+  double number_or(const std::string& key, double fallback, double min, double max);
+  int64_t integer(const std::string& key, int64_t min, int64_t max);
+  int64_t integer_or(const std::string& key, int64_t fallback, int64_t min, int64_t max);
+  bool boolean(const std::string& key);
+  bool boolean_or(const std::string& key, bool fallback);
+  std::string string(const std::string& key);
+  std::string string_or(const std::string& key, const std::string& fallback);
+  std::string choice(const std::string& key, const std::vector<std::string>& allowed);
+  std::string choice_or(const std::string& key, const std::string& fallback, const std::vector<std::string>& allowed);
+  JsonReader child(const std::string& key);
+  std::vector<JsonReader> children(const std::string& key);  // array of objects
+  void ignore(const std::string& key);  // documentation keys such as "source", "notes"
+  // Throws on any key that was never read.
+  void finish() const;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
+  const std::string& file() const { return file_; }
+  std::string path_of(const std::string& key) const { return path_ + "/" + key; }
+
+ private:
+  const nlohmann::json& at(const std::string& key, const char* type_name);
+  const nlohmann::json& obj_;
+  std::string file_;
+  std::string path_;
+  std::set<std::string> used_;
+};
+
+}  // namespace trnsim

@@ -1,0 +1,72 @@
+// op.hpp — one unit of work for one core, in hardware-neutral terms.
+// Why: models/ (which knows transformers) emits Ops; sim/ (which knows engines and
+// links) times them. This header is the whole contract between the two layers, so it
+// names shapes (GEMM M,K,N; element counts; bytes) but no layer or model concepts
+// beyond a free-text label.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "trnsim/units.hpp"
+
+namespace trnsim {
+
+enum class OpKind {
+  Gemm,          // C[M,N] = A[M,K] x B[K,N], `batch` independent copies (batched attention GEMMs)
+  Softmax,       // row softmax over `elements` values, rows of length `row`
+  Norm,          // RMSNorm / LayerNorm over rows of length `row`
+  Elementwise,   // `passes` arithmetic passes over `elements` values with `inputs` operands
+  Embedding,     // gather of `elements` values from a table (DMA/GpSimd)
+  CrossEntropy,  // softmax + NLL over rows of length `row`
+  Optimizer,     // AdamW update of `elements` parameters
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  SendRecv,
+};
+
+enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma, Collective };
+enum class Group { None, TP, DP, PP };
+enum class Phase { Forward, Backward, Recompute, Optimizer };
+enum class DType { BF16, FP32 };
+
+constexpr int dtype_bytes(DType d) { return d == DType::BF16 ? 2 : 4; }
+const char* to_string(OpKind k);
+const char* to_string(Engine e);
+const char* to_string(Group g);
+const char* to_string(Phase p);
+const char* to_string(DType d);
+
+struct Op {
+  OpKind kind = OpKind::Elementwise;
+  Engine engine = Engine::Vector;  // the engine class that bounds it
+  Phase phase = Phase::Forward;
+  std::string label;               // e.g. "L3.qkv.fwd" (free text, for traces only)
+  int layer = -1;                  // -1: not inside a repeated block
+  DType dtype = DType::BF16;
+
+  // GEMM shape
+  int64_t batch = 1, m = 0, k = 0, n = 0;
+  // vector-class shape
+  int64_t elements = 0;   // values touched per pass
+  int64_t row = 0;        // reduction length for softmax/norm/cross-entropy
+  int inputs = 1;         // operands per pass (1 or 2)
+  int passes = 1;         // dependent engine passes (e.g. LayerNorm: mean, var, normalise)
+  bool transcendental = false;  // needs the scalar (activation) engine: exp, GeLU, SiLU
+
+  // collective
+  Group group = Group::None;
+  int group_size = 1;
+  Bytes comm_bytes;       // full logical buffer size (all-reduce: S; RS: input S; AG: output S)
+
+  // accounting (filled by the builder)
+  Flops flops;
+  Bytes bytes_read;
+  Bytes bytes_written;
+
+  bool is_collective() const { return engine == Engine::Collective; }
+  // Identical ops (same work on the same hardware) share a key, so timing can be memoised.
+  std::string shape_key() const;
+};
+
+}  // namespace trnsim

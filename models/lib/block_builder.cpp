@@ -1,0 +1,172 @@
+// block_builder.cpp — per-architecture forward op lists (see block_builder.hpp).
+// Shapes follow Megatron-LM: QKV / up / gate column-parallel (N split by tp), out / down
+// row-parallel (K split by tp), vocab-parallel embedding and logits.
+#include "block_builder.hpp"
+
+#include <fmt/format.h>
+
+#include "op_factory.hpp"
+
+namespace trnsim {
+namespace {
+
+struct Emitter {
+  const ShardContext& c;
+  std::string prefix;
+  std::vector<FwdOp> out;
+
+  void compute(Op o, bool core = false) {
+    o.label = prefix + o.label;
+    out.push_back({std::move(o), Role::Compute, core});
+  }
+  void tp_boundary(Role role, const std::string& name) {
+    const int t = static_cast<int>(c.w.tp);
+    if (t == 1) return;
+    Bytes full(static_cast<double>(c.tokens() * c.m.hidden * dtype_bytes(c.dt)));
+    OpKind kind = role == Role::TpEnter ? OpKind::AllGather : OpKind::ReduceScatter;
+    if (!c.w.sequence_parallel) kind = OpKind::AllReduce;
+    Op o = ops::collective(kind, prefix + name, Group::TP, t, full);
+    out.push_back({std::move(o), role, false});
+  }
+  int64_t h() const { return c.m.hidden; }
+  int64_t t() const { return c.w.tp; }
+  void norm(const std::string& name, int64_t tokens) {
+    const bool ln = c.m.norm == NormKind::LayerNorm;
+    // RMSNorm: sum of squares, scale (rsqrt is per row); LayerNorm: mean, variance, normalise.
+    compute(ops::vector_op(OpKind::Norm, name, tokens * h(), h(), 1, ln ? 3 : 2, false, ln ? 8 : 5, c.dt));
+  }
+  void elementwise(const std::string& name, int64_t elems, int inputs, int passes, bool transc, double fpe,
+                   bool core = false) {
+    compute(ops::vector_op(OpKind::Elementwise, name, elems, 0, inputs, passes, transc, fpe, c.dt), core);
+  }
+  void dropout(const std::string& name, int64_t elems, bool core = false) {
+    if (c.m.dropout > 0) elementwise(name, elems, 1, 2, false, 2, core);  // RNG mask + scale
+  }
+  void gemm(const std::string& name, int64_t m, int64_t k, int64_t n) {
+    compute(ops::gemm(name, 1, m, k, n, c.dt));
+  }
+
+  // QKV projection, rotary, attention core, output projection (no collective).
+  void attention() {
+    const int64_t T = c.tokens(), d = c.m.head_dim();
+    const int64_t a = c.m.heads / t();
+    const int64_t g = std::max<int64_t>(1, c.m.kv_heads / t());
+    if (c.w.fused_qkv) {
+      gemm("qkv", T, h(), (a + 2 * g) * d);
+    } else {
+      gemm("q", T, h(), a * d);
+      gemm("k", T, h(), g * d);
+      gemm("v", T, h(), g * d);
+    }
+    if (c.m.rotary_fraction > 0) {
+      auto rot = static_cast<int64_t>(static_cast<double>(T * (a + g) * d) * c.m.rotary_fraction);
+      elementwise("rotary", rot, 2, 3, false, 3);
+    }
+    const int64_t b = c.w.micro_batch, s = c.w.seq_len;
+    // Batched over (micro-batch x local heads); GQA: K/V shared, shapes per query head.
+    compute(ops::gemm("scores", b * a, s, d, s, c.dt), true);
+    compute(ops::vector_op(OpKind::Softmax, "softmax", b * a * s * s, s, 1, 3, true, 5, c.dt), true);
+    dropout("attn_dropout", b * a * s * s, true);
+    compute(ops::gemm("context", b * a, s, s, d, c.dt), true);
+    gemm("out_proj", T, a * d, h());
+  }
+  void mlp() {
+    const int64_t T = c.tokens(), f = c.m.ffn / t();
+    if (c.m.activation == Activation::SwiGLU) {
+      if (c.w.fused_gate_up) {
+        gemm("gate_up", T, h(), 2 * f);
+      } else {
+        gemm("gate", T, h(), f);
+        gemm("up", T, h(), f);
+      }
+      elementwise("swiglu", T * f, 2, 1, true, 5);  // silu(gate) on scalar, * up on vector
+    } else {
+      gemm("up", T, h(), f);
+      elementwise("gelu", T * f, 1, 0, true, 8);    // scalar (activation) engine only
+    }
+    gemm("down", T, f, h());
+  }
+};
+
+}  // namespace
+
+std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
+  Emitter e{c, fmt::format("L{}.", layer), {}};
+  const int64_t Tl = c.local_tokens(), h = c.m.hidden;
+  if (c.m.encoder) {  // BERT: post-norm, sequential
+    e.tp_boundary(Role::TpEnter, "attn_enter");
+    e.attention();
+    e.tp_boundary(Role::TpExit, "attn_exit");
+    e.dropout("hidden_dropout1", Tl * h);
+    e.elementwise("residual1", Tl * h, 2, 1, false, 1);
+    e.norm("norm1", Tl);
+    e.tp_boundary(Role::TpEnter, "mlp_enter");
+    e.mlp();
+    e.tp_boundary(Role::TpExit, "mlp_exit");
+    e.dropout("hidden_dropout2", Tl * h);
+    e.elementwise("residual2", Tl * h, 2, 1, false, 1);
+    e.norm("norm2", Tl);
+  } else if (c.m.parallel_residual) {  // GPT-NeoX: x + attn(ln1 x) + mlp(ln2 x), one reduction
+    e.norm("norm1", Tl);
+    e.norm("norm2", Tl);
+    e.tp_boundary(Role::TpEnter, "block_enter");  // one gather of x serves both branches
+    e.attention();
+    e.mlp();
+    e.elementwise("branch_sum", c.tokens() * h, 2, 1, false, 1);
+    e.tp_boundary(Role::TpExit, "block_exit");
+    e.dropout("hidden_dropout", Tl * h);
+    e.elementwise("residual", Tl * h, 3, 1, false, 2);
+  } else {  // Llama: pre-norm, sequential
+    e.norm("norm1", Tl);
+    e.tp_boundary(Role::TpEnter, "attn_enter");
+    e.attention();
+    e.tp_boundary(Role::TpExit, "attn_exit");
+    e.dropout("hidden_dropout1", Tl * h);
+    e.elementwise("residual1", Tl * h, 2, 1, false, 1);
+    e.norm("norm2", Tl);
+    e.tp_boundary(Role::TpEnter, "mlp_enter");
+    e.mlp();
+    e.tp_boundary(Role::TpExit, "mlp_exit");
+    e.dropout("hidden_dropout2", Tl * h);
+    e.elementwise("residual2", Tl * h, 2, 1, false, 1);
+  }
+  for (auto& f : e.out) f.op.layer = layer;
+  return e.out;
+}
+
+std::vector<FwdOp> embedding_forward(const ShardContext& c) {
+  Emitter e{c, "embed.", {}};
+  const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
+  e.compute(ops::embedding("lookup", T * h, c.dt));  // vocab-parallel: every rank looks up all tokens
+  e.tp_boundary(Role::TpExit, "reduce");
+  if (c.m.learned_positions > 0) e.elementwise("positions", Tl * h, 2, 1, false, 1);
+  if (c.m.encoder) e.norm("norm", Tl);
+  e.dropout("dropout", Tl * h);
+  return e.out;
+}
+
+std::vector<FwdOp> head_forward(const ShardContext& c) {
+  Emitter e{c, "head.", {}};
+  const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
+  const int64_t v = c.m.vocab / c.w.tp;
+  if (!c.m.encoder) e.norm("final_norm", Tl);
+  if (c.m.encoder) {  // MLM transform: dense + GeLU + LayerNorm (replicated on the gathered tokens)
+    e.tp_boundary(Role::TpEnter, "mlm_enter");
+    e.gemm("mlm_dense", T, h, h);
+    e.elementwise("mlm_gelu", T * h, 1, 0, true, 8);
+    e.norm("mlm_norm", T);
+  } else {
+    e.tp_boundary(Role::TpEnter, "logits_enter");
+  }
+  e.gemm("logits", T, h, v);
+  e.compute(ops::vector_op(OpKind::CrossEntropy, "cross_entropy", T * v, v, 1, 3, true, 5, DType::FP32));
+  if (c.w.tp > 1) {  // vocab-parallel loss: max, target logit, sum-exp, each a small all-reduce
+    for (const char* n : {"ce_max", "ce_target", "ce_sum"})
+      e.out.push_back({ops::collective(OpKind::AllReduce, std::string("head.") + n, Group::TP,
+                                       static_cast<int>(c.w.tp), Bytes(4.0 * T)),
+                       Role::Compute, false});
+  }
+  return e.out;
+}
+
+}  // namespace trnsim

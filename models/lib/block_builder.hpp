@@ -1,0 +1,38 @@
+// block_builder.hpp — forward op lists of one transformer block, the embedding and the
+// head, for each architecture (Llama, GPT-NeoX, BERT), sharded Megatron-style over TP.
+// Each entry carries the role that decides its backward: a compute op, or the entry /
+// exit of a tensor-parallel region (Megatron's f and g operators).
+#pragma once
+#include <vector>
+
+#include "model_spec.hpp"
+#include "trnsim/op.hpp"
+#include "workload.hpp"
+
+namespace trnsim {
+
+enum class Role {
+  Compute,
+  TpEnter,  // f: fwd identity (SP: all-gather); bwd all-reduce (SP: reduce-scatter + input re-gather)
+  TpExit,   // g: fwd all-reduce (SP: reduce-scatter); bwd identity (SP: all-gather)
+};
+
+struct FwdOp {
+  Op op;                        // for TpEnter/TpExit: the collective's size is in op.comm_bytes
+  Role role = Role::Compute;
+  bool attention_core = false;  // recomputed under selective checkpointing
+};
+
+struct ShardContext {
+  const ModelSpec& m;
+  const Workload& w;
+  DType dt;
+  int64_t tokens() const { return w.micro_batch * w.seq_len; }                        // T
+  int64_t local_tokens() const { return w.sequence_parallel ? tokens() / w.tp : tokens(); }  // outside TP regions
+};
+
+std::vector<FwdOp> block_forward(const ShardContext& c, int layer);
+std::vector<FwdOp> embedding_forward(const ShardContext& c);
+std::vector<FwdOp> head_forward(const ShardContext& c);
+
+}  // namespace trnsim

@@ -1,0 +1,96 @@
+// memory_model.cpp — see memory_model.hpp. Activation terms per layer (s: sequence,
+// b: micro-batch, h: hidden, a: heads, g: KV heads, f: FFN, t: TP; BF16 = 2 bytes):
+//   norm inputs 4sbh; attention input 2sbh; Q,K 4sbh(1+g/a)/2·... (see code); softmax
+//   output 2as²b; dropout mask as²b + output 2as²b (only with dropout); V 2sbh·g/a;
+//   out-proj input 2sbh; MLP input 2sbh; first GEMM output 2sbf (SwiGLU: gate+up 4sbf);
+//   activation output 2sbf; dropout masks sbh each (only with dropout).
+// For GPT shapes (f = 4h, g = a, dropout) this is exactly Korthikanti's 34sbh + 5as²b;
+// with SP everything divides by t; without SP, the norm inputs, the two GEMM inputs and
+// the dropout masks stay whole (Korthikanti's 10 + 24/t).
+#include "memory_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace trnsim {
+
+Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
+  const double s = static_cast<double>(w.seq_len), b = static_cast<double>(w.micro_batch);
+  const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
+  const double g = static_cast<double>(m.kv_heads), f = static_cast<double>(m.ffn), t = static_cast<double>(w.tp);
+  const double sbh = s * b * h;
+  const bool drop = m.dropout > 0;
+  const double el = w.precision == Precision::FP32 ? 2.0 : 1.0;  // FP32 activations are twice BF16
+
+  // Tensors outside the TP regions (divided by t only with SP).
+  double outside = 4 * sbh /*norm inputs*/ + 2 * sbh /*attn input*/ + 2 * sbh /*mlp input*/ + (drop ? 2 * sbh : 0);
+  // Tensors inside the TP regions (always divided by t).
+  double qk = 2 * sbh * (1 + g / a);
+  double v = 2 * sbh * (g / a);
+  double proj_in = 2 * sbh;
+  double mlp_mid = (m.activation == Activation::SwiGLU ? 4 : 2) * s * b * f + 2 * s * b * f;
+  double core = 2 * a * s * s * b + (drop ? 3 * a * s * s * b : 0);  // softmax out (+ mask, dropout out)
+  double inside = qk + v + proj_in + mlp_mid;
+
+  if (w.checkpointing == Checkpointing::Full) {
+    // Only the block input survives; Megatron keeps it sharded with SP.
+    return Bytes(el * 2 * sbh / (w.sequence_parallel ? t : 1.0));
+  }
+  if (w.checkpointing == Checkpointing::Selective) core = 0;  // attention core recomputed
+  double total = (w.sequence_parallel ? outside / t : outside) + inside / t + core / t;
+  return Bytes(el * total);
+}
+
+std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload& w, const StepPlan& plan) {
+  std::vector<MemoryBreakdown> out;
+  const int pbytes = w.precision == Precision::FP32 ? 4 : 2;
+  const int gbytes = w.precision == Precision::BF16_SR ? 2 : 4;
+  const int64_t mbs = plan.micro_batches;
+  for (const auto& st : plan.stages) {
+    MemoryBreakdown b;
+    b.stage = st.stage;
+    const double P = static_cast<double>(st.parameters);
+    const double shard = w.zero == 1 ? static_cast<double>(w.dp) : 1.0;
+    b.weights = Bytes(P * pbytes);
+    b.gradients = Bytes(P * gbytes);
+    b.optimizer_states = Bytes(P * 8.0 / shard);  // FP32 first and second moments
+    if (w.precision == Precision::MixedBF16) b.master_weights = Bytes(P * 4.0 / shard);
+    b.in_flight = w.schedule == Schedule::GPipe ? mbs : std::min<int64_t>(w.pp - st.stage, mbs);
+    b.activation_per_layer = layer_activation_bytes(m, w);
+    Bytes per_mb = b.activation_per_layer * static_cast<double>(st.num_layers);
+    if (st.last) per_mb += Bytes(4.0 * w.micro_batch * w.seq_len * (m.vocab / w.tp));  // FP32 logits kept for the loss
+    b.activations = per_mb * static_cast<double>(b.in_flight);
+    // Largest temporary: the biggest op output, and under full recompute one layer's full activations.
+    Bytes tmp;
+    for (auto v : boost::make_iterator_range(boost::vertices(st.graph))) tmp = std::max(tmp, st.graph[v].bytes_written);
+    if (w.checkpointing == Checkpointing::Full) {
+      Workload nw = w;
+      nw.checkpointing = Checkpointing::None;
+      tmp += layer_activation_bytes(m, nw);
+    }
+    b.temporary = tmp;
+    out.push_back(b);
+  }
+  return out;
+}
+
+const MemoryBreakdown& peak_stage(const std::vector<MemoryBreakdown>& v) {
+  return *std::max_element(v.begin(), v.end(),
+                           [](const MemoryBreakdown& a, const MemoryBreakdown& b) { return a.total() < b.total(); });
+}
+
+std::string memory_advice(const MemoryBreakdown& b, const Workload& w, Bytes capacity) {
+  std::string fix;
+  Bytes states = b.weights + b.gradients + b.optimizer_states + b.master_weights;
+  if (states > capacity * 0.6) fix = w.zero == 0 && w.dp > 1 ? "enable ZeRO-1 or raise tp/pp" : "raise tp or pp";
+  else if (w.checkpointing != Checkpointing::Full) fix = "use more activation checkpointing, a smaller micro_batch, or raise tp";
+  else fix = "lower micro_batch or raise tp/pp";
+  return fmt::format(
+      "needs {:.2f} GiB per core on stage {} but {:.2f} GiB are usable (weights {:.2f}, grads {:.2f}, optimizer {:.2f}, "
+      "master {:.2f}, activations {:.2f} for {} micro-batch(es), temporary {:.2f} GiB); {}",
+      in_gib(b.total()), b.stage, in_gib(capacity), in_gib(b.weights), in_gib(b.gradients), in_gib(b.optimizer_states),
+      in_gib(b.master_weights), in_gib(b.activations), b.in_flight, in_gib(b.temporary), fix);
+}
+
+}  // namespace trnsim

@@ -1,0 +1,32 @@
+// memory_model.hpp — bytes each core holds at its peak: weights, gradients, optimizer
+// states (+ FP32 master weights in mixed precision), activations of the in-flight
+// micro-batches (Korthikanti et al. 2022, generalised to GQA/SwiGLU/no-dropout), and
+// the largest temporary buffer. Checked against the core's HBM by the run layer.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "model_spec.hpp"
+#include "step_graph.hpp"
+#include "trnsim/units.hpp"
+#include "workload.hpp"
+
+namespace trnsim {
+
+struct MemoryBreakdown {
+  int stage = 0;
+  Bytes weights, gradients, optimizer_states, master_weights, activations, temporary;
+  Bytes activation_per_layer;  // one micro-batch, one layer
+  int64_t in_flight = 1;       // micro-batches whose activations are live at once
+  Bytes total() const { return weights + gradients + optimizer_states + master_weights + activations + temporary; }
+};
+
+// Activation bytes of one layer for one micro-batch on one core.
+Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w);
+// Worst stage first; one entry per stage.
+std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload& w, const StepPlan& plan);
+const MemoryBreakdown& peak_stage(const std::vector<MemoryBreakdown>& v);
+// A one-line explanation of what to change when it does not fit.
+std::string memory_advice(const MemoryBreakdown& b, const Workload& w, Bytes capacity);
+
+}  // namespace trnsim

@@ -1,0 +1,68 @@
+// model_spec.cpp — strict reader and parameter counting for ModelSpec.
+#include "model_spec.hpp"
+
+#include "trnsim/json_reader.hpp"
+
+namespace trnsim {
+
+int64_t ModelSpec::layer_parameters() const {
+  const int64_t h = hidden, d = head_dim();
+  int64_t attn = h * (heads * d) + 2 * h * (kv_heads * d) + (heads * d) * h;
+  int64_t mlp = (activation == Activation::SwiGLU ? 3 : 2) * h * ffn;
+  int64_t bias = 0;
+  if (biases) bias = (heads + 2 * kv_heads) * d + h + (activation == Activation::SwiGLU ? 2 : 1) * ffn + h;
+  int64_t norms = (norm == NormKind::LayerNorm ? 2 : 1) * h * 2;  // two norms per block
+  return attn + mlp + bias + norms;
+}
+
+int64_t ModelSpec::embedding_parameters() const {
+  int64_t p = vocab * hidden + learned_positions * hidden;
+  if (encoder) p += 2 * hidden + 2 * hidden;  // token-type table (2 rows) + embedding LayerNorm
+  return p;
+}
+
+int64_t ModelSpec::head_parameters() const {
+  int64_t final_norm = encoder ? 0 : (norm == NormKind::LayerNorm ? 2 : 1) * hidden;
+  int64_t p = final_norm;
+  if (!tied_embeddings) p += vocab * hidden;
+  if (encoder) p += hidden * hidden + hidden + 2 * hidden + vocab;  // MLM transform + LN + output bias
+  return p;
+}
+
+int64_t ModelSpec::total_parameters() const {
+  return layers * layer_parameters() + embedding_parameters() + head_parameters();
+}
+
+ModelSpec load_model_spec(const std::string& file) {
+  auto j = load_json_file(file);
+  JsonReader r(j, file);
+  ModelSpec m;
+  m.file = file;
+  m.name = r.string("name");
+  m.layers = r.integer("layers", 1, 1000);
+  m.hidden = r.integer("hidden", 64, 1 << 18);
+  m.heads = r.integer("heads", 1, 1024);
+  m.kv_heads = r.integer_or("kv_heads", m.heads, 1, 1024);
+  m.ffn = r.integer("ffn", 1, 1 << 20);
+  m.vocab = r.integer("vocab", 2, 1 << 22);
+  m.max_seq = r.integer("max_seq", 1, 1 << 22);
+  m.activation = r.choice("activation", {"swiglu", "gelu"}) == "swiglu" ? Activation::SwiGLU : Activation::GeLU;
+  m.norm = r.choice("norm", {"rmsnorm", "layernorm"}) == "rmsnorm" ? NormKind::RMSNorm : NormKind::LayerNorm;
+  m.rotary_fraction = r.number("rotary_fraction", 0.0, 1.0);
+  m.parallel_residual = r.boolean("parallel_residual");
+  m.encoder = r.choice("kind", {"decoder", "encoder"}) == "encoder";
+  m.tied_embeddings = r.boolean("tied_embeddings");
+  m.biases = r.boolean_or("biases", false);
+  m.dropout = r.number_or("dropout", 0.0, 0.0, 0.9);
+  m.learned_positions = r.integer_or("learned_positions", 0, 0, 1 << 20);
+  m.public_parameters = r.number("public_parameters", 1e6, 1e13);
+  r.ignore("source");
+  r.ignore("notes");
+  r.finish();
+  if (m.hidden % m.heads != 0) r.fail("heads", "hidden must be divisible by heads; pick heads dividing hidden");
+  if (m.heads % m.kv_heads != 0) r.fail("kv_heads", "heads must be divisible by kv_heads (grouped-query attention)");
+  if (m.encoder && m.parallel_residual) r.fail("parallel_residual", "encoder (BERT) models are post-norm sequential; set false");
+  return m;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,226 @@
+// step_graph.cpp — builds StepPlan (see step_graph.hpp).
+#include "step_graph.hpp"
+
+#include <fmt/format.h>
+
+#include <boost/graph/topological_sort.hpp>
+
+#include "block_builder.hpp"
+#include "op_factory.hpp"
+#include "trnsim/error.hpp"
+
+namespace trnsim {
+namespace {
+
+void check_sharding(const ModelSpec& m, const Workload& w) {
+  auto fail = [&](const std::string& path, const std::string& msg) {
+    throw ConfigError(config_message(w.file, path, msg));
+  };
+  if (m.heads % w.tp != 0)
+    fail("/parallel/tp", fmt::format("tp {} does not divide the {} attention heads of {}; use a divisor of {}", w.tp,
+                                     m.heads, m.name, m.heads));
+  if (m.kv_heads % w.tp != 0 && w.tp % m.kv_heads != 0)
+    fail("/parallel/tp", fmt::format("tp {} and kv_heads {} of {} must divide one another", w.tp, m.kv_heads, m.name));
+  if (m.ffn % w.tp != 0) fail("/parallel/tp", fmt::format("tp {} does not divide FFN size {}", w.tp, m.ffn));
+  if (m.layers % w.pp != 0)
+    fail("/parallel/pp", fmt::format("pp {} does not divide the {} layers of {}; use a divisor of {}", w.pp, m.layers,
+                                     m.name, m.layers));
+  if (w.sequence_parallel && w.seq_len * w.micro_batch % w.tp != 0)
+    fail("/batch/seq_len", fmt::format("sequence parallelism needs micro_batch x seq_len divisible by tp {}", w.tp));
+  if (w.seq_len > m.max_seq)
+    fail("/batch/seq_len", fmt::format("seq_len {} exceeds the model's maximum {}; lower it", w.seq_len, m.max_seq));
+}
+
+// Backward ops of one forward entry, in execution order.
+std::vector<Op> backward_of(const FwdOp& f, bool sp) {
+  std::vector<Op> out;
+  const Op& o = f.op;
+  auto coll = [&](OpKind k, const std::string& suffix) {
+    Op c = o;
+    c.kind = k;
+    c.label = o.label + suffix;
+    c.phase = Phase::Backward;
+    out.push_back(c);
+  };
+  if (f.role == Role::TpEnter) {
+    if (sp) {
+      coll(OpKind::AllGather, ".regather");  // re-gather the input for the weight gradient
+      coll(OpKind::ReduceScatter, ".bwd");
+    } else {
+      coll(OpKind::AllReduce, ".bwd");
+    }
+    return out;
+  }
+  if (f.role == Role::TpExit) {
+    if (sp) coll(OpKind::AllGather, ".bwd");
+    return out;
+  }
+  switch (o.kind) {
+    case OpKind::Gemm: {  // C=A.B: dA = dC.B^T (M,N,K); dB = A^T.dC (K,M,N)
+      Op dg = ops::gemm(o.label + ".dgrad", o.batch, o.m, o.n, o.k, o.dtype);
+      Op wg = ops::gemm(o.label + ".wgrad", o.batch, o.k, o.m, o.n, o.dtype);
+      out.push_back(dg);
+      out.push_back(wg);
+      break;
+    }
+    case OpKind::Softmax:
+    case OpKind::CrossEntropy: {
+      Op b = ops::vector_op(OpKind::Elementwise, o.label + ".bwd", o.elements, o.row, 2, o.kind == OpKind::Softmax ? 3 : 2,
+                            false, 3, o.dtype);
+      out.push_back(b);
+      break;
+    }
+    case OpKind::Norm: {
+      Op b = ops::vector_op(OpKind::Norm, o.label + ".bwd", o.elements, o.row, 2, 2 * o.passes, false,
+                            2 * o.flops.base() / std::max<int64_t>(1, o.elements), o.dtype);
+      out.push_back(b);
+      break;
+    }
+    case OpKind::Elementwise: {
+      Op b = ops::vector_op(OpKind::Elementwise, o.label + ".bwd", o.elements, o.row, o.inputs + 1, std::max(1, o.passes),
+                            o.transcendental, o.flops.base() / std::max<int64_t>(1, o.elements), o.dtype);
+      out.push_back(b);
+      break;
+    }
+    case OpKind::Embedding: {
+      Op b = o;
+      b.label = o.label + ".bwd";  // scatter-add of the gradient rows
+      b.engine = Engine::GpSimd;
+      out.push_back(b);
+      break;
+    }
+    default:
+      break;  // forward-only collectives (loss all-reduces)
+  }
+  for (auto& b : out) {
+    b.phase = Phase::Backward;
+    b.layer = o.layer;
+  }
+  return out;
+}
+
+struct GraphBuilder {
+  StageProgram& sp;
+  OpVertex prev = OpGraph::null_vertex();
+
+  OpVertex add(Op o, bool chain = true) {
+    OpVertex v = boost::add_vertex(o, sp.graph);
+    if (chain && prev != OpGraph::null_vertex()) boost::add_edge(prev, v, sp.graph);
+    if (chain) prev = v;
+    return v;
+  }
+};
+
+}  // namespace
+
+DType compute_dtype(const Workload& w) { return w.precision == Precision::FP32 ? DType::FP32 : DType::BF16; }
+
+int64_t stage_layers(const ModelSpec& m, const Workload& w) { return m.layers / w.pp; }
+
+StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
+  check_sharding(m, w);
+  const DType dt = compute_dtype(w);
+  ShardContext ctx{m, w, dt};
+  StepPlan plan;
+  plan.micro_batches = w.grad_accum();
+  const int64_t per_stage = stage_layers(m, w);
+  const bool sp = w.sequence_parallel;
+  const int grad_bytes = w.precision == Precision::BF16_SR ? 2 : 4;
+  double fwd_bwd_flops = 0, recompute_flops = 0;
+
+  for (int s = 0; s < w.pp; ++s) {
+    StageProgram st;
+    st.stage = s;
+    st.first = s == 0;
+    st.last = s == w.pp - 1;
+    st.first_layer = s * per_stage;
+    st.num_layers = per_stage;
+    st.p2p_bytes = Bytes(static_cast<double>(ctx.local_tokens() * m.hidden * dtype_bytes(dt)));
+
+    // Forward pieces: [embedding] + blocks + [head]. Each piece is a unit of recompute and of DP bucketing.
+    struct Piece {
+      std::vector<FwdOp> fwd;
+      int64_t params;
+      bool is_block;
+    };
+    std::vector<Piece> pieces;
+    if (st.first) pieces.push_back({embedding_forward(ctx), m.embedding_parameters() / w.tp, false});
+    for (int64_t l = st.first_layer; l < st.first_layer + per_stage; ++l)
+      pieces.push_back({block_forward(ctx, static_cast<int>(l)), m.layer_parameters() / w.tp, true});
+    if (st.last) pieces.push_back({head_forward(ctx), m.head_parameters() / w.tp, false});
+    for (auto& p : pieces) st.parameters += p.params;
+    if (st.last && m.tied_embeddings && w.pp > 1) st.parameters += m.vocab * m.hidden / w.tp;  // head's copy
+
+    GraphBuilder gb{st};
+    for (auto& p : pieces)
+      for (auto& f : p.fwd) {
+        if (f.op.is_collective() && f.role == Role::TpEnter && !sp) continue;  // f is identity in forward
+        Op o = f.op;
+        o.phase = Phase::Forward;
+        st.forward.push_back(gb.add(o));
+        if (!o.is_collective()) fwd_bwd_flops += o.flops.base();
+      }
+    // Backward, pieces in reverse; recompute first where checkpointing asks for it.
+    for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
+      if (it->is_block && w.checkpointing != Checkpointing::None) {
+        for (auto& f : it->fwd) {
+          bool redo = w.checkpointing == Checkpointing::Full || f.attention_core;
+          if (!redo) continue;
+          if (f.op.is_collective() && f.role == Role::TpEnter && !sp) continue;
+          Op o = f.op;
+          o.phase = Phase::Recompute;
+          o.label += ".recompute";
+          st.backward.push_back(gb.add(o));
+          if (!o.is_collective()) recompute_flops += o.flops.base();
+        }
+      }
+      for (auto f = it->fwd.rbegin(); f != it->fwd.rend(); ++f)
+        for (auto& b : backward_of(*f, sp)) {
+          st.backward.push_back(gb.add(b));
+          if (!b.is_collective()) fwd_bwd_flops += b.flops.base();
+        }
+      if (w.dp > 1) {  // this piece's gradients are complete: one DP bucket
+        Bytes gbytes(static_cast<double>(it->params) * grad_bytes);
+        OpKind k = w.zero == 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
+        std::string label = it->is_block ? fmt::format("L{}.grad_sync", it->fwd.front().op.layer)
+                                         : (it == pieces.rbegin() && st.last ? "head.grad_sync" : "embed.grad_sync");
+        Op c = ops::collective(k, label, Group::DP, static_cast<int>(w.dp), gbytes);
+        c.phase = Phase::Backward;
+        OpVertex v = gb.add(c, false);
+        boost::add_edge(st.backward.back(), v, st.graph);
+        st.dp_buckets.push_back({v, st.backward.size() - 1});
+      }
+    }
+    // Optimizer step: gradient-norm pass, AdamW, and the ZeRO-1 parameter all-gather.
+    const int64_t opt_params = w.zero == 1 ? (st.parameters + w.dp - 1) / w.dp : st.parameters;
+    const int param_bytes = dtype_bytes(dt);
+    int state_bytes = 8 + (w.precision == Precision::MixedBF16 ? 4 : 0);  // fp32 m, v (+ fp32 master)
+    Op norm = ops::vector_op(OpKind::Elementwise, "optimizer.grad_norm", opt_params, 0, 1, 1, false, 2,
+                             grad_bytes == 2 ? DType::BF16 : DType::FP32);
+    norm.phase = Phase::Optimizer;
+    OpVertex nv = gb.add(norm);
+    for (auto& b : st.dp_buckets) boost::add_edge(b.op, nv, st.graph);
+    st.optimizer.push_back(nv);
+    Op adam = ops::optimizer("optimizer.adamw", opt_params, state_bytes, param_bytes, DType::FP32);
+    adam.phase = Phase::Optimizer;
+    st.optimizer.push_back(gb.add(adam));
+    if (w.zero == 1 && w.dp > 1) {
+      Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp),
+                              Bytes(static_cast<double>(st.parameters) * param_bytes));
+      ag.phase = Phase::Optimizer;
+      st.optimizer.push_back(gb.add(ag));
+    }
+    plan.stages.push_back(std::move(st));
+  }
+  // Sanity: the graph must be a DAG (throws boost::not_a_dag otherwise).
+  for (auto& st : plan.stages) {
+    std::vector<OpVertex> order;
+    boost::topological_sort(st.graph, std::back_inserter(order));
+  }
+  const double replicas = static_cast<double>(w.dp * w.tp * plan.micro_batches);
+  plan.model_flops = Flops(fwd_bwd_flops * replicas);
+  plan.hardware_flops = Flops((fwd_bwd_flops + recompute_flops) * replicas);
+  return plan;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,50 @@
+// step_graph.hpp — the operator graph of one training step for the representative core
+// of each pipeline stage (Boost.Graph DAG): forward and backward of one micro-batch
+// (activation-grad and weight-grad GEMMs separately, recompute per checkpointing
+// mode), DP gradient buckets, the optimizer step, and PP send/recv sizes.
+// TP ranks and DP replicas run identical programs, so one core per stage stands for all.
+#pragma once
+#include <boost/graph/adjacency_list.hpp>
+#include <vector>
+
+#include "model_spec.hpp"
+#include "trnsim/op.hpp"
+#include "workload.hpp"
+
+namespace trnsim {
+
+using OpGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Op>;
+using OpVertex = OpGraph::vertex_descriptor;
+
+struct DpBucket {
+  OpVertex op;             // the DP collective
+  size_t ready_after = 0;  // grads complete once backward[ready_after] has run
+};
+
+struct StageProgram {
+  int stage = 0;
+  int64_t first_layer = 0, num_layers = 0;
+  bool first = false, last = false;
+  int64_t parameters = 0;            // parameters held by this core (after TP sharding)
+  OpGraph graph;
+  std::vector<OpVertex> forward;     // one micro-batch, in order
+  std::vector<OpVertex> backward;    // one micro-batch, recompute included, in order
+  std::vector<DpBucket> dp_buckets;  // once per step, after the last micro-batch's backward
+  std::vector<OpVertex> optimizer;   // once per step, after all buckets
+  Bytes p2p_bytes;                   // activation (or its gradient) sent to the next/previous stage
+  const Op& op(OpVertex v) const { return graph[v]; }
+};
+
+struct StepPlan {
+  std::vector<StageProgram> stages;
+  int64_t micro_batches = 1;   // per step per DP replica (gradient accumulation)
+  // Whole-cluster FLOPs per step: model (fwd+bwd GEMMs) and hardware (+ recompute).
+  Flops model_flops, hardware_flops;
+};
+
+// Throws ConfigError (naming the workload file and field) if the plan cannot shard the model.
+StepPlan build_step_plan(const ModelSpec& m, const Workload& w);
+DType compute_dtype(const Workload& w);
+int64_t stage_layers(const ModelSpec& m, const Workload& w);
+
+}  // namespace trnsim

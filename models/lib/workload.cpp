@@ -1,0 +1,80 @@
+// workload.cpp — strict reader for workloads/*.json (see workload.hpp).
+#include "workload.hpp"
+
+#include <fmt/format.h>
+
+#include "trnsim/json_reader.hpp"
+
+namespace trnsim {
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::BF16_SR: return "bf16-sr";
+    case Precision::MixedBF16: return "mixed-bf16";
+    case Precision::FP32: return "fp32";
+  }
+  return "?";
+}
+const char* to_string(Checkpointing c) {
+  switch (c) {
+    case Checkpointing::None: return "none";
+    case Checkpointing::Selective: return "selective";
+    case Checkpointing::Full: return "full";
+  }
+  return "?";
+}
+const char* to_string(Schedule s) { return s == Schedule::OneF1B ? "1f1b" : "gpipe"; }
+const char* to_string(PricePlan p) { return p == PricePlan::OnDemand ? "on_demand" : "reserved"; }
+
+Workload load_workload(const std::string& file) {
+  auto j = load_json_file(file);
+  JsonReader r(j, file);
+  Workload w;
+  w.file = file;
+  w.name = r.string("name");
+  w.description = r.string_or("description", "");
+  r.ignore("notes");
+  w.model = r.string("model");
+  w.hw = r.string("hw");
+  w.nodes = r.integer("nodes", 1, 100000);
+  {
+    auto p = r.child("parallel");
+    w.tp = p.integer("tp", 1, 1024);
+    w.pp = p.integer("pp", 1, 1024);
+    w.dp = p.integer("dp", 1, 1 << 22);
+    w.sequence_parallel = p.boolean("sequence_parallel");
+    w.zero = static_cast<int>(p.integer("zero", 0, 1));
+    w.schedule = p.choice_or("schedule", "1f1b", {"1f1b", "gpipe"}) == "1f1b" ? Schedule::OneF1B : Schedule::GPipe;
+    w.overlap_dp = p.boolean_or("overlap_dp", true);
+    p.finish();
+    if (w.sequence_parallel && w.tp == 1)
+      p.fail("sequence_parallel", "sequence parallelism needs tp > 1; set it false or raise tp");
+  }
+  {
+    auto b = r.child("batch");
+    w.micro_batch = b.integer("micro_batch", 1, 1 << 20);
+    w.global_batch = b.integer("global_batch", 1, 1 << 30);
+    w.seq_len = b.integer("seq_len", 1, 1 << 22);
+    b.finish();
+    if (w.global_batch % (w.dp * w.micro_batch) != 0)
+      b.fail("global_batch", fmt::format("global_batch {} is not divisible by dp x micro_batch = {} x {} = {}; "
+                                         "pick a multiple of {}",
+                                         w.global_batch, w.dp, w.micro_batch, w.dp * w.micro_batch, w.dp * w.micro_batch));
+  }
+  std::string prec = r.choice("precision", {"bf16-sr", "mixed-bf16", "fp32"});
+  w.precision = prec == "bf16-sr" ? Precision::BF16_SR : prec == "mixed-bf16" ? Precision::MixedBF16 : Precision::FP32;
+  std::string ck = r.choice("checkpointing", {"none", "selective", "full"});
+  w.checkpointing = ck == "none" ? Checkpointing::None : ck == "selective" ? Checkpointing::Selective : Checkpointing::Full;
+  {
+    auto f = r.child("fused");
+    w.fused_qkv = f.boolean("qkv");
+    w.fused_gate_up = f.boolean("gate_up");
+    f.finish();
+  }
+  w.price_plan = r.choice_or("price_plan", "on_demand", {"on_demand", "reserved"}) == "on_demand" ? PricePlan::OnDemand
+                                                                                                 : PricePlan::Reserved;
+  r.finish();
+  return w;
+}
+
+}  // namespace trnsim

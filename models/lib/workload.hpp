@@ -1,0 +1,42 @@
+// workload.hpp — the *execution* description (Calculon's split): which model on which
+// hardware, how many nodes, and the parallel plan, read strictly from workloads/*.json.
+// Cross-checks that need the hardware (devices per node, HBM) happen in the run layer.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace trnsim {
+
+enum class Precision { BF16_SR, MixedBF16, FP32 };
+enum class Checkpointing { None, Selective, Full };
+enum class Schedule { OneF1B, GPipe };
+enum class PricePlan { OnDemand, Reserved };
+
+const char* to_string(Precision p);
+const char* to_string(Checkpointing c);
+const char* to_string(Schedule s);
+const char* to_string(PricePlan p);
+
+struct Workload {
+  std::string name, file, description;
+  std::string model, hw;  // names resolved to models/<model>.json and hw/<hw>.json
+  int64_t nodes = 1;
+  int64_t tp = 1, pp = 1, dp = 1;
+  bool sequence_parallel = false;
+  int zero = 0;
+  Schedule schedule = Schedule::OneF1B;
+  int64_t micro_batch = 1, global_batch = 1, seq_len = 0;
+  Precision precision = Precision::BF16_SR;
+  Checkpointing checkpointing = Checkpointing::None;
+  bool fused_qkv = true, fused_gate_up = true;
+  bool overlap_dp = true;      // DP gradient reduction overlapped with backward, bucket by bucket
+  PricePlan price_plan = PricePlan::OnDemand;
+
+  int64_t devices() const { return tp * pp * dp; }
+  int64_t grad_accum() const { return global_batch / (dp * micro_batch); }
+  int64_t tokens_per_step() const { return global_batch * seq_len; }
+};
+
+Workload load_workload(const std::string& file);
+
+}  // namespace trnsim

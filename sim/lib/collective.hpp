@@ -1,0 +1,40 @@
+// collective.hpp — collective algorithms as chunked transfers on the Fabric, one
+// implementation per file under impl/, built by name (Ramulator-2 style):
+//   ring          flat ring over all ranks (2(n-1) steps of S/n for all-reduce)
+//   direct        all-to-all exchange inside a node (one step of S/n per phase)
+//   hierarchical  intra-node reduce-scatter, inter-node ring, intra-node all-gather
+// run() blocks the calling SC_THREAD for the duration of the collective.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "fabric.hpp"
+#include "topology.hpp"
+#include "trnsim/op.hpp"
+
+namespace trnsim {
+
+struct CollectiveCall {
+  OpKind kind = OpKind::AllReduce;  // AllReduce, ReduceScatter, AllGather, SendRecv
+  Bytes size;                       // full logical buffer (see Op::comm_bytes)
+  GroupLayout layout;
+};
+
+class CollectiveAlgorithm {
+ public:
+  virtual ~CollectiveAlgorithm() = default;
+  virtual const char* name() const = 0;
+  virtual void run(Fabric& f, const CollectiveCall& c) const = 0;
+};
+
+std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name, const std::string& intra_name);
+
+// Phases shared by the implementations.
+namespace phase {
+// Reduce-scatter or all-gather of `size` among the `layout.local` ranks of one node.
+void intra(Fabric& f, const GroupLayout& g, Bytes size, bool direct);
+// Reduce-scatter or all-gather of `size` among `g.nodes` nodes (one rank per node per ring).
+void inter(Fabric& f, const GroupLayout& g, Bytes size);
+}  // namespace phase
+
+}  // namespace trnsim

@@ -1,0 +1,49 @@
+// fabric.cpp — wiring of link classes and the per-step send (see fabric.hpp).
+#include "fabric.hpp"
+
+#include "sim_time.hpp"
+
+namespace trnsim {
+
+Fabric::Fabric(sc_core::sc_module_name name) : sc_module(name) {
+  for (int c = 0; c < kLinkClasses; ++c) {
+    const auto ci = static_cast<size_t>(c);
+    links_[ci] = std::make_unique<Link>(to_string(static_cast<LinkClass>(c)));
+    sockets_[ci] = std::make_unique<tlm_utils::simple_initiator_socket<Fabric>>(sc_core::sc_gen_unique_name("to_link"));
+    sockets_[ci]->bind(links_[ci]->socket);
+  }
+}
+
+void Fabric::configure(const HwSpec& hw) {
+  step_overhead_s_ = hw.collectives.step_overhead_s;
+  for (int c = 0; c < kLinkClasses; ++c) {
+    auto cls = static_cast<LinkClass>(c);
+    auto& l = *links_[static_cast<size_t>(c)];
+    if (cls == LinkClass::Nic) l.configure(hw.inter.nic_bandwidth, hw.inter.latency_s);
+    else if (cls == LinkClass::OnChip) l.configure(hw.intra.onchip_bandwidth, hw.intra.link_latency_s);
+    else l.configure(hw.intra.link_bandwidth, hw.intra.link_latency_s);
+  }
+}
+
+void Fabric::reset_stats() {
+  for (auto& l : links_) l->reset_stats();
+}
+
+double Fabric::idle_step_seconds(const PathCost& path, Bytes chunk) const {
+  const Link& l = *links_[static_cast<size_t>(path.link)];
+  return (chunk * path.multiplicity / l.bandwidth()).base() + path.hops * l.latency().to_seconds() + step_overhead_s_;
+}
+
+void Fabric::send(const PathCost& path, Bytes chunk) {
+  const auto ci = static_cast<size_t>(path.link);
+  double wire = chunk.base() * path.multiplicity;
+  tlm::tlm_generic_payload trans;
+  trans.set_command(tlm::TLM_WRITE_COMMAND);
+  trans.set_data_ptr(reinterpret_cast<unsigned char*>(&wire));
+  trans.set_data_length(sizeof(double));
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  (*sockets_[ci])->b_transport(trans, delay);
+  sc_core::wait(delay + links_[ci]->latency() * static_cast<double>(path.hops) + sim_seconds(step_overhead_s_));
+}
+
+}  // namespace trnsim

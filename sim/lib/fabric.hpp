@@ -1,0 +1,33 @@
+// fabric.hpp — thin top module holding one Link per link class, each behind its own
+// TLM initiator socket. send() moves one algorithm step's chunk over a path: it books
+// the bottleneck link for chunk x multiplicity bytes, then waits the hop latencies and
+// the per-step software overhead. Called from SC_THREADs only.
+#pragma once
+#include <array>
+#include <memory>
+#include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "hw_spec.hpp"
+#include "link.hpp"
+#include "topology.hpp"
+
+namespace trnsim {
+
+class Fabric : public sc_core::sc_module {
+ public:
+  explicit Fabric(sc_core::sc_module_name name);
+  void configure(const HwSpec& hw);
+  void send(const PathCost& path, Bytes chunk);
+  // Time one step would take on an idle fabric (used to pick a flat ring's bottleneck).
+  double idle_step_seconds(const PathCost& path, Bytes chunk) const;
+  Link& link(LinkClass c) { return *links_[static_cast<size_t>(c)]; }
+  void reset_stats();
+
+ private:
+  std::array<std::unique_ptr<Link>, kLinkClasses> links_;
+  std::array<std::unique_ptr<tlm_utils::simple_initiator_socket<Fabric>>, kLinkClasses> sockets_;
+  double step_overhead_s_ = 0;
+};
+
+}  // namespace trnsim

@@ -1,0 +1,166 @@
+// hw_spec.cpp — strict reader for hw/<instance>.json. Each section must carry a
+// "source" string: an unsourced hardware figure is a configuration error.
+#include "hw_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "trnsim/json_reader.hpp"
+
+namespace trnsim {
+
+const char* to_string(Topology t) {
+  switch (t) {
+    case Topology::Torus: return "torus";
+    case Topology::Ring: return "ring";
+    case Topology::AllToAll: return "all-to-all";
+    case Topology::Switch: return "switch";
+  }
+  return "?";
+}
+
+namespace {
+
+void require_source(JsonReader& r) {
+  std::string s = r.string("source");
+  if (s.size() < 8) r.fail("source", "every hardware figure needs a real source (document, page, or 'estimate: why')");
+}
+
+LaneEngineSpec read_lane_engine(JsonReader& parent, const std::string& key) {
+  LaneEngineSpec e;
+  auto r = parent.child(key);
+  e.present = r.boolean("present");
+  if (e.present) {
+    e.lanes = static_cast<int>(r.integer("lanes", 1, 1 << 20));
+    e.clock_hz = r.number("clock_GHz", 0.05, 10.0) * 1e9;
+    e.overhead_cycles = static_cast<int>(r.integer("overhead_cycles", 0, 100000));
+    e.elems_per_lane_cycle = r.number_or("elements_per_lane_cycle", 1.0, 0.01, 64.0);
+  }
+  require_source(r);
+  r.ignore("notes");
+  r.finish();
+  return e;
+}
+
+}  // namespace
+
+HwSpec load_hw_spec(const std::string& file) {
+  auto j = load_json_file(file);
+  JsonReader r(j, file);
+  HwSpec h;
+  h.file = file;
+  h.instance = r.string("instance");
+  r.ignore("source");
+  r.ignore("notes");
+  {
+    auto n = r.child("node");
+    h.chips_per_node = static_cast<int>(n.integer("chips", 1, 1024));
+    h.cores_per_chip = static_cast<int>(n.integer("cores_per_chip", 1, 8));
+    require_source(n);
+    n.finish();
+  }
+  {
+    auto t = r.child("tensor");
+    h.tensor.rows = static_cast<int>(t.integer("rows", 1, 4096));
+    h.tensor.cols = static_cast<int>(t.integer("cols", 1, 4096));
+    h.tensor.units = static_cast<int>(t.integer("units", 1, 1024));
+    h.tensor.clock_hz = t.number("clock_GHz", 0.05, 10.0) * 1e9;
+    h.tensor.min_issue_cycles = static_cast<int>(t.integer("min_issue_cycles", 1, 100000));
+    h.tensor.max_moving = static_cast<int>(t.integer("max_moving", 1, 1 << 16));
+    h.tensor.fp32_slowdown = t.number("fp32_slowdown", 1.0, 64.0);
+    h.tensor.efficiency = t.number("efficiency", 0.05, 1.0);
+    require_source(t);
+    t.ignore("notes");
+    t.finish();
+  }
+  h.vector = read_lane_engine(r, "vector");
+  h.scalar = read_lane_engine(r, "scalar");
+  h.gpsimd = read_lane_engine(r, "gpsimd");
+  if (!h.vector.present) r.fail("vector", "every core needs a vector engine (set present: true)");
+  {
+    auto s = r.child("sram");
+    h.sram.sbuf = mib(s.number("sbuf_MiB", 0.1, 1 << 16));
+    h.sram.psum = mib(s.number("psum_MiB", 0.0, 1 << 16));
+    h.sram.access_overhead_cycles = static_cast<int>(s.integer("access_overhead_cycles", 0, 100000));
+    require_source(s);
+    s.finish();
+  }
+  {
+    auto d = r.child("dma");
+    h.dma.engines = static_cast<int>(d.integer("engines", 1, 1024));
+    h.dma.per_engine = gibibytes_per_s(d.number("GiBps_each", 0.01, 1e5));
+    h.dma.latency_s = d.number("latency_us", 0.0, 1e4) * 1e-6;
+    require_source(d);
+    d.finish();
+  }
+  {
+    auto m = r.child("hbm");
+    h.hbm.capacity_per_chip = gib(m.number("capacity_GiB_per_chip", 0.1, 1e5));
+    h.hbm.bandwidth_per_chip = gigabytes_per_s(m.number("bandwidth_GBps_per_chip", 1, 1e6));
+    h.hbm.usable_fraction = m.number("usable_fraction", 0.1, 1.0);
+    require_source(m);
+    m.ignore("notes");
+    m.finish();
+  }
+  {
+    auto i = r.child("intra_node");
+    std::string topo = i.choice("topology", {"torus", "ring", "all-to-all", "switch"});
+    h.intra.topology = topo == "torus" ? Topology::Torus : topo == "ring" ? Topology::Ring
+                     : topo == "all-to-all" ? Topology::AllToAll : Topology::Switch;
+    h.intra.dim_x = static_cast<int>(i.integer_or("dim_x", h.chips_per_node, 1, 1024));
+    h.intra.dim_y = static_cast<int>(i.integer_or("dim_y", 1, 1, 1024));
+    if (h.intra.dim_x * h.intra.dim_y != h.chips_per_node)
+      i.fail("dim_x", fmt::format("dim_x * dim_y = {} but the node has {} chips; make the grid cover every chip",
+                                  h.intra.dim_x * h.intra.dim_y, h.chips_per_node));
+    h.intra.link_bandwidth = gigabytes_per_s(i.number("link_GBps_per_direction", 0.01, 1e6));
+    h.intra.link_latency_s = i.number("link_latency_us", 0.0, 1e6) * 1e-6;
+    h.intra.onchip_bandwidth = gigabytes_per_s(i.number("onchip_GBps_per_direction", 0.01, 1e6));
+    require_source(i);
+    i.ignore("notes");
+    i.finish();
+  }
+  {
+    auto e = r.child("inter_node");
+    h.inter.nic_bandwidth = gigabits_per_s(e.number("nic_Gbps_per_node", 0.1, 1e6));
+    h.inter.latency_s = e.number("latency_us", 0.0, 1e6) * 1e-6;
+    require_source(e);
+    e.ignore("notes");
+    e.finish();
+  }
+  {
+    auto c = r.child("collectives");
+    h.collectives.intra_algorithm = c.choice("intra_algorithm", {"ring", "direct"});
+    h.collectives.inter_algorithm = c.choice("inter_algorithm", {"hierarchical", "ring"});
+    h.collectives.step_overhead_s = c.number("step_overhead_us", 0.0, 1e6) * 1e-6;
+    require_source(c);
+    c.ignore("notes");
+    c.finish();
+  }
+  {
+    auto p = r.child("price");
+    h.price.on_demand_per_hour = p.number("on_demand_usd_per_node_hour", 0.0, 1e4);
+    h.price.reserved_per_hour = p.number("reserved_usd_per_node_hour", 0.0, 1e4);
+    require_source(p);
+    p.ignore("notes");
+    p.finish();
+  }
+  r.finish();
+  if (h.collectives.intra_algorithm == "direct" && h.intra.topology != Topology::AllToAll &&
+      h.intra.topology != Topology::Switch)
+    r.fail("collectives", "intra_algorithm \"direct\" needs an all-to-all or switch topology; use \"ring\"");
+  return h;
+}
+
+std::string HwSpec::fingerprint() const {
+  std::string s = fmt::format(
+      "{}|{}x{}|t{}x{}x{}@{}:{}:{}:{}:{}|v{}:{}:{}:{}|s{}:{}:{}:{}|g{}:{}:{}|sram{}:{}:{}|dma{}:{}|hbm{}:{}",
+      instance, chips_per_node, cores_per_chip, tensor.rows, tensor.cols, tensor.units, tensor.clock_hz,
+      tensor.min_issue_cycles, tensor.max_moving, tensor.fp32_slowdown, tensor.efficiency, vector.present, vector.lanes,
+      vector.clock_hz, vector.overhead_cycles, scalar.present, scalar.lanes, scalar.clock_hz, scalar.overhead_cycles,
+      gpsimd.present, gpsimd.lanes, gpsimd.clock_hz, sram.sbuf.base(), sram.psum.base(), sram.access_overhead_cycles,
+      dma.engines, dma.per_engine.base() + dma.latency_s, hbm.capacity_per_chip.base(), hbm.bandwidth_per_chip.base());
+  return fmt::format("{:016x}", std::hash<std::string>{}(s));
+}
+
+}  // namespace trnsim

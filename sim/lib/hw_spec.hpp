@@ -1,0 +1,96 @@
+// hw_spec.hpp — the *system* description (Calculon's split): one instance type, read
+// strictly from hw/<instance>.json. Every figure in those files names its source.
+// Quantities carry units (Bytes, Bandwidth, FlopRate); clocks are Hz, latencies seconds.
+#pragma once
+#include <string>
+
+#include "trnsim/units.hpp"
+
+namespace trnsim {
+
+enum class Topology { Torus, Ring, AllToAll, Switch };
+const char* to_string(Topology t);
+
+struct TensorSpec {
+  int rows = 128, cols = 128;   // PE array: rows = contraction (K) partitions, cols = stationary free size
+  int units = 1;                // independent arrays per core (GPU: SMs)
+  double clock_hz = 0;
+  int min_issue_cycles = 64;    // back-to-back matmul issue interval floor
+  int max_moving = 512;         // moving free size per instruction (one PSUM bank)
+  double fp32_slowdown = 4;     // FP32 matmul runs this many times slower than BF16
+  double efficiency = 1.0;      // calibrated: achieved fraction of matmul issue slots (see results/calibration.md)
+  FlopRate peak_bf16() const { return FlopRate(2.0 * rows * cols * units * clock_hz); }
+};
+
+struct LaneEngineSpec {
+  bool present = false;
+  int lanes = 0;
+  double clock_hz = 0;
+  int overhead_cycles = 0;      // fixed cost per dependent instruction
+  double elems_per_lane_cycle = 1;  // elements each lane retires per cycle
+};
+
+struct SramSpec {
+  Bytes sbuf, psum;
+  int access_overhead_cycles = 0;
+};
+
+struct DmaSpec {
+  int engines = 1;
+  Bandwidth per_engine;
+  double latency_s = 0;  // fixed cost per DMA descriptor
+  Bandwidth total() const { return per_engine * engines; }
+};
+
+struct HbmSpec {
+  Bytes capacity_per_chip;
+  Bandwidth bandwidth_per_chip;
+  double usable_fraction = 1.0;
+};
+
+struct IntraNodeSpec {
+  Topology topology = Topology::Torus;
+  int dim_x = 1, dim_y = 1;        // torus/ring chip grid
+  Bandwidth link_bandwidth;        // per link, per direction
+  double link_latency_s = 0;
+  Bandwidth onchip_bandwidth;      // core-to-core inside one chip, per direction
+};
+
+struct InterNodeSpec {
+  Bandwidth nic_bandwidth;         // per node, per direction, all NICs together
+  double latency_s = 0;
+};
+
+struct CollectiveSpec {
+  std::string intra_algorithm = "ring";        // ring | direct
+  std::string inter_algorithm = "hierarchical"; // hierarchical | ring
+  double step_overhead_s = 0;                  // software cost per algorithm step
+};
+
+struct PriceSpec {
+  double on_demand_per_hour = 0;  // USD per node-hour
+  double reserved_per_hour = 0;
+};
+
+struct HwSpec {
+  std::string instance, file;
+  int chips_per_node = 1, cores_per_chip = 1;
+  TensorSpec tensor;
+  LaneEngineSpec vector, scalar, gpsimd;
+  SramSpec sram;
+  DmaSpec dma;
+  HbmSpec hbm;
+  IntraNodeSpec intra;
+  InterNodeSpec inter;
+  CollectiveSpec collectives;
+  PriceSpec price;
+
+  int cores_per_node() const { return chips_per_node * cores_per_chip; }
+  Bytes hbm_per_core() const { return hbm.capacity_per_chip * (hbm.usable_fraction / cores_per_chip); }
+  FlopRate peak_per_core() const { return tensor.peak_bf16(); }
+  std::string fingerprint() const;  // hash of every timing-relevant parameter (op cache key)
+};
+
+HwSpec load_hw_spec(const std::string& file);
+
+}  // namespace trnsim

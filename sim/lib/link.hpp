@@ -1,0 +1,45 @@
+// link.hpp — one class of physical link (a NeuronLink direction, a switch port, the
+// node's NICs) as a TLM-2.0 target. A transaction's data length is the bytes that
+// cross this link during one algorithm step, already multiplied by how many symmetric
+// flows share the physical link; requests are served first-come first-served, so
+// concurrent collectives on the same link share its bandwidth.
+#pragma once
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "trnsim/units.hpp"
+
+namespace trnsim {
+
+enum class LinkClass { OnChip = 0, TorusX, TorusY, Pair, SwitchPort, Nic, Count };
+constexpr int kLinkClasses = static_cast<int>(LinkClass::Count);
+const char* to_string(LinkClass c);
+
+class Link : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Link> socket;
+  explicit Link(sc_core::sc_module_name name);
+  void configure(Bandwidth bw, double latency_s) {
+    bandwidth_ = bw;
+    latency_ = sc_core::sc_time(latency_s * 1e12, sc_core::SC_PS);
+  }
+  Bandwidth bandwidth() const { return bandwidth_; }
+  sc_core::sc_time latency() const { return latency_; }
+  Bytes carried() const { return carried_; }
+  sc_core::sc_time busy() const { return busy_; }
+  void reset_stats() {
+    carried_ = Bytes(0);
+    busy_ = sc_core::SC_ZERO_TIME;
+  }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  Bandwidth bandwidth_;
+  sc_core::sc_time latency_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
+  Bytes carried_;
+};
+
+}  // namespace trnsim

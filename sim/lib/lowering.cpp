@@ -1,0 +1,238 @@
+// lowering.cpp — see lowering.hpp for the model these functions implement.
+#include "lowering.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim_time.hpp"
+
+namespace trnsim {
+namespace {
+
+constexpr int kMaxUnits = 128;  // work units per op; beyond this, consecutive units merge
+// Without an activation (scalar) engine, a transcendental runs as a multi-instruction
+// sequence on the vector engine; 4 instructions per element is an estimate.
+constexpr double kTranscendentalOnVector = 4.0;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct Unit {
+  double tensor_cycles = 0;
+  double evict_elems = 0;
+  double load_bytes = 0, store_bytes = 0;
+  int load_instrs = 0, store_instrs = 0;  // DMA descriptors (each pays the DMA latency)
+  double elems = 0;                        // vector-class ops
+};
+
+void merge_units(std::vector<Unit>& units) {
+  if (static_cast<int>(units.size()) <= kMaxUnits) return;
+  std::vector<Unit> merged;
+  const size_t per = (units.size() + kMaxUnits - 1) / kMaxUnits;
+  for (size_t i = 0; i < units.size(); i += per) {
+    Unit g;
+    for (size_t k = i; k < std::min(units.size(), i + per); ++k) {
+      g.tensor_cycles += units[k].tensor_cycles;
+      g.evict_elems += units[k].evict_elems;
+      g.load_bytes += units[k].load_bytes;
+      g.store_bytes += units[k].store_bytes;
+      g.load_instrs += units[k].load_instrs;
+      g.store_instrs += units[k].store_instrs;
+      g.elems += units[k].elems;
+    }
+    merged.push_back(g);
+  }
+  units.swap(merged);
+}
+
+// Each DMA descriptor pays a fixed latency before its bytes move.
+sc_core::sc_time dma_latency(const HwSpec& hw, int instrs) {
+  return sim_seconds(static_cast<double>(instrs) * hw.dma.latency_s);
+}
+
+std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
+  const TensorSpec& t = hw.tensor;
+  const int64_t dt = dtype_bytes(op.dtype);
+  const double slow = op.dtype == DType::FP32 ? t.fp32_slowdown : 1.0;
+  const int64_t kpasses = ceil_div(op.k, t.rows);
+  const double third = hw.sram.sbuf.base() / 3.0;
+  const bool a_resident = static_cast<double>(op.m * op.k * dt) <= third;
+  int64_t nb = static_cast<int64_t>(third / static_cast<double>(op.k * dt)) / t.cols * t.cols;
+  nb = std::clamp<int64_t>(nb, t.cols, std::max<int64_t>(op.n, t.cols));
+  const int64_t blocks = ceil_div(op.n, nb);
+  const int64_t mchunks = ceil_div(op.m, t.max_moving);
+  std::vector<Unit> units;
+  if (t.units > 1) {  // many arrays (GPU SMs): one unit per B block, tiles spread in waves
+    for (int64_t j = 0; j < blocks; ++j) {
+      const int64_t nj = std::min(nb, op.n - j * nb);
+      const int64_t tiles = op.batch * mchunks * ceil_div(nj, t.cols);
+      const double m_avg = static_cast<double>(op.m) / static_cast<double>(mchunks);
+      Unit u;
+      u.tensor_cycles = static_cast<double>(ceil_div(tiles, t.units) * kpasses) *
+                        std::max(m_avg, static_cast<double>(t.min_issue_cycles)) * slow / t.efficiency;
+      u.load_bytes = static_cast<double>(op.batch * (op.k * nj + ((j == 0 || !a_resident) ? op.m * op.k : 0)) * dt);
+      u.store_bytes = static_cast<double>(op.batch * op.m * nj * dt);
+      u.evict_elems = static_cast<double>(op.batch * op.m * nj);
+      u.load_instrs = 2;
+      u.store_instrs = 1;
+      units.push_back(u);
+    }
+    return units;
+  }
+  for (int64_t b = 0; b < op.batch; ++b)
+    for (int64_t j = 0; j < blocks; ++j) {
+      const int64_t nj = std::min(nb, op.n - j * nb);
+      const int64_t ntiles = ceil_div(nj, t.cols);
+      for (int64_t i = 0; i < mchunks; ++i) {
+        const int64_t mi = std::min<int64_t>(t.max_moving, op.m - i * t.max_moving);
+        Unit u;
+        u.tensor_cycles = static_cast<double>(ntiles * kpasses) *
+                          static_cast<double>(std::max<int64_t>(mi, t.min_issue_cycles)) * slow / t.efficiency +
+                          hw.sram.access_overhead_cycles;
+        const bool load_a = j == 0 || !a_resident;
+        u.load_bytes = static_cast<double>(((load_a ? mi * op.k : 0) + (i == 0 ? op.k * nj : 0)) * dt);
+        u.load_instrs = (load_a ? 1 : 0) + (i == 0 ? 1 : 0);
+        u.store_bytes = static_cast<double>(mi * nj * dt);
+        u.store_instrs = 1;
+        u.evict_elems = static_cast<double>(mi * nj);
+        units.push_back(u);
+      }
+    }
+  return units;
+}
+
+void lower_gemm(const Op& op, const HwSpec& hw, Program& p) {
+  auto units = gemm_units(op, hw);
+  merge_units(units);
+  const int sL = p.new_semaphore(), sT = p.new_semaphore(), sEv = p.new_semaphore(), sEs = p.new_semaphore();
+  const bool evict = hw.sram.psum.base() > 0;
+  const bool scalar = hw.scalar.present;
+  int nv = 0, ns = 0;
+  std::vector<std::pair<int, int>> evict_of(units.size());  // (sem, count) that marks unit u evicted
+  for (size_t u = 0; u < units.size(); ++u) {
+    const auto& w = units[u];
+    const int iu = static_cast<int>(u);
+    Instruction ld;
+    ld.busy = dma_latency(hw, w.load_instrs);
+    ld.bytes = Bytes(w.load_bytes);
+    if (iu >= 2) ld.waits.push_back({sT, iu - 1});  // buffer of unit u-2 free
+    ld.signal = sL;
+    p.q(Queue::DmaLoad).push_back(ld);
+
+    Instruction te;
+    te.busy = sim_cycles(w.tensor_cycles, hw.tensor.clock_hz);
+    te.waits.push_back({sL, iu + 1});
+    if (evict && iu >= 2) te.waits.push_back({evict_of[u - 2].first, evict_of[u - 2].second});
+    te.signal = sT;
+    p.q(Queue::Tensor).push_back(te);
+
+    Instruction st;
+    st.bytes = Bytes(w.store_bytes);
+    st.busy = dma_latency(hw, w.store_instrs);
+    if (evict) {
+      const bool on_scalar = scalar && (u % 2 == 1);
+      const LaneEngineSpec& e = on_scalar ? hw.scalar : hw.vector;
+      Instruction ev;
+      ev.busy = sim_cycles(w.evict_elems / (e.lanes * e.elems_per_lane_cycle) + e.overhead_cycles, e.clock_hz);
+      ev.waits.push_back({sT, iu + 1});
+      ev.signal = on_scalar ? sEs : sEv;
+      evict_of[u] = {ev.signal, on_scalar ? ++ns : ++nv};
+      p.q(on_scalar ? Queue::Scalar : Queue::Vector).push_back(ev);
+      st.waits.push_back({evict_of[u].first, evict_of[u].second});
+    } else {
+      st.waits.push_back({sT, iu + 1});
+    }
+    p.q(Queue::DmaStore).push_back(st);
+  }
+}
+
+void lower_streaming(const Op& op, const HwSpec& hw, Program& p) {
+  const LaneEngineSpec& vec = hw.vector;
+  const int64_t per_part = ceil_div(std::max<int64_t>(op.elements, 1), vec.lanes);
+  const int64_t free_size = std::min<int64_t>(per_part, 8192);
+  const int64_t tiles = ceil_div(per_part, free_size);
+  std::vector<Unit> units;
+  for (int64_t i = 0; i < tiles; ++i) {
+    Unit u;
+    u.elems = static_cast<double>(std::min(free_size, per_part - i * free_size));
+    const double frac = u.elems / static_cast<double>(per_part);
+    u.load_bytes = op.bytes_read.base() * frac;
+    u.store_bytes = op.bytes_written.base() * frac;
+    u.load_instrs = 1;
+    u.store_instrs = 1;
+    units.push_back(u);
+  }
+  merge_units(units);
+  const bool gpsimd_op = op.engine == Engine::GpSimd && hw.gpsimd.present;
+  const bool dma_only = op.kind == OpKind::Embedding && op.engine == Engine::Dma;
+  const int sL = p.new_semaphore(), sC = p.new_semaphore();
+  const double in_factor = std::min(op.inputs, 2);
+  for (size_t u = 0; u < units.size(); ++u) {
+    const auto& w = units[u];
+    const int iu = static_cast<int>(u);
+    Instruction ld;
+    ld.busy = dma_latency(hw, w.load_instrs);
+    ld.bytes = Bytes(w.load_bytes);
+    if (iu >= 2) ld.waits.push_back({sC, iu - 1});
+    ld.signal = sL;
+    p.q(Queue::DmaLoad).push_back(ld);
+
+    // Compute chain of this tile: vector passes, then the transcendental pass.
+    std::vector<std::pair<Queue, sc_core::sc_time>> chain;
+    auto pass = [&](const LaneEngineSpec& e, double factor) {
+      return sim_cycles(w.elems * factor / e.elems_per_lane_cycle + e.overhead_cycles, e.clock_hz);
+    };
+    if (gpsimd_op) chain.push_back({Queue::GpSimd, pass(hw.gpsimd, 2.0)});
+    else if (!dma_only) {
+      for (int k = 0; k < op.passes; ++k) chain.push_back({Queue::Vector, pass(vec, in_factor)});
+      if (op.transcendental) {
+        if (hw.scalar.present) chain.push_back({Queue::Scalar, pass(hw.scalar, 1.0)});
+        else chain.push_back({Queue::Vector, pass(vec, kTranscendentalOnVector)});
+      }
+    }
+    if (chain.empty()) chain.push_back({Queue::GpSimd, sc_core::SC_ZERO_TIME});
+    int prev_sem = sL, prev_count = iu + 1;
+    for (size_t c = 0; c < chain.size(); ++c) {
+      Instruction ins;
+      ins.busy = chain[c].second;
+      ins.waits.push_back({prev_sem, prev_count});
+      const bool last = c + 1 == chain.size();
+      if (last) {
+        ins.signal = sC;
+      } else {
+        ins.signal = p.new_semaphore();
+        prev_sem = ins.signal;
+        prev_count = 1;
+      }
+      p.q(chain[c].first).push_back(ins);
+    }
+    Instruction st;
+    st.bytes = Bytes(w.store_bytes);
+    st.busy = dma_latency(hw, w.store_instrs);
+    st.waits.push_back({sC, iu + 1});
+    p.q(Queue::DmaStore).push_back(st);
+  }
+}
+
+}  // namespace
+
+double gemm_tensor_cycles(const Op& op, const TensorSpec& t) {
+  const int64_t kpasses = ceil_div(op.k, t.rows);
+  double cycles = 0;
+  const int64_t mchunks = ceil_div(op.m, t.max_moving);
+  for (int64_t i = 0; i < mchunks; ++i) {
+    const int64_t mi = std::min<int64_t>(t.max_moving, op.m - i * t.max_moving);
+    cycles += static_cast<double>(ceil_div(op.n, t.cols) * kpasses * std::max<int64_t>(mi, t.min_issue_cycles));
+  }
+  return cycles * static_cast<double>(op.batch);
+}
+
+Program lower_op(const Op& op, const HwSpec& hw) {
+  if (op.is_collective()) throw std::logic_error("lower_op: collectives run on links, not on a core");
+  Program p;
+  if (op.kind == OpKind::Gemm) lower_gemm(op, hw, p);
+  else lower_streaming(op, hw, p);
+  return p;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,66 @@
+// op_timer.cpp — memoised op simulation (see op_timer.hpp).
+#include "op_timer.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "lowering.hpp"
+
+namespace trnsim {
+
+void OpTimer::use(const HwSpec& hw) {
+  hw_ = &hw;
+  fingerprint_ = hw.fingerprint();
+  chip_.configure(hw);
+}
+
+OpTiming OpTimer::run_program(const Program& p, int cores) {
+  const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+  for (int c = 0; c < cores; ++c) chip_.core(c).start(p);
+  sc_core::sc_start();
+  OpTiming t;
+  t.seconds = (sc_core::sc_time_stamp() - t0).to_seconds();
+  const auto& busy = chip_.core(0).busy();
+  for (int q = 0; q < kQueues; ++q) t.busy_s[static_cast<size_t>(q)] = busy[static_cast<size_t>(q)].to_seconds();
+  return t;
+}
+
+const OpTiming& OpTimer::time(const Op& op) {
+  ++lookups_;
+  const std::string key = fingerprint_ + "|" + op.shape_key();
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return it->second;
+  ++misses_;
+  OpTiming t = run_program(lower_op(op, *hw_), hw_->cores_per_chip);
+  return cache_.emplace(key, t).first->second;
+}
+
+void OpTimer::load_cache(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string key;
+    OpTiming t;
+    if (!(ss >> key >> t.seconds)) continue;
+    for (auto& b : t.busy_s) ss >> b;
+    if (ss) cache_.emplace(key, t);
+  }
+}
+
+void OpTimer::save_cache(const std::string& file) const {
+  const std::string tmp = file + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out.precision(17);
+    for (const auto& [k, t] : cache_) {
+      out << k << ' ' << t.seconds;
+      for (double b : t.busy_s) out << ' ' << b;
+      out << '\n';
+    }
+  }
+  std::rename(tmp.c_str(), file.c_str());
+}
+
+}  // namespace trnsim

@@ -1,0 +1,43 @@
+// op_timer.hpp — simulated duration of one op on one core, memoised by
+// (hardware fingerprint, op shape key). All cores of the chip run the same op at once
+// (TP ranks and DP replicas execute identical programs), so HBM is shared as in reality.
+// Must be called outside a running simulation (it drives sc_start itself).
+#pragma once
+#include <array>
+#include <string>
+#include <unordered_map>
+
+#include "chip.hpp"
+#include "hw_spec.hpp"
+#include "program.hpp"
+#include "trnsim/op.hpp"
+
+namespace trnsim {
+
+struct OpTiming {
+  double seconds = 0;                       // wall duration of the op on the core
+  std::array<double, kQueues> busy_s{};     // busy time per engine queue
+};
+
+class OpTimer {
+ public:
+  explicit OpTimer(Chip& chip) : chip_(chip) {}
+  void use(const HwSpec& hw);
+  const OpTiming& time(const Op& op);
+  size_t simulated() const { return misses_; }
+  size_t lookups() const { return lookups_; }
+  // Persistent cache (issue 9): entries are keyed by fingerprint|shape, values exact.
+  void load_cache(const std::string& file);
+  void save_cache(const std::string& file) const;
+  // Runs `p` on the active cores from the current time and returns core 0's timing.
+  OpTiming run_program(const Program& p, int cores);
+
+ private:
+  Chip& chip_;
+  const HwSpec* hw_ = nullptr;
+  std::string fingerprint_;
+  std::unordered_map<std::string, OpTiming> cache_;
+  size_t misses_ = 0, lookups_ = 0;
+};
+
+}  // namespace trnsim

@@ -1,0 +1,141 @@
+// topology.cpp — routing and link-load counting for groups (see topology.hpp).
+#include "topology.hpp"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace trnsim {
+namespace {
+
+struct LinkId {
+  LinkClass cls;
+  int a, b;
+  bool operator<(const LinkId& o) const { return std::tie(cls, a, b) < std::tie(o.cls, o.a, o.b); }
+};
+
+struct Router {
+  const HwSpec& hw;
+  int chip_of(int core) const { return core / hw.cores_per_chip; }
+  // Directed links traversed from core u to core v.
+  std::vector<LinkId> route(int u, int v) const {
+    std::vector<LinkId> path;
+    int cu = chip_of(u), cv = chip_of(v);
+    if (cu == cv) {
+      path.push_back({LinkClass::OnChip, u, v});
+      return path;
+    }
+    switch (hw.intra.topology) {
+      case Topology::AllToAll: path.push_back({LinkClass::Pair, cu, cv}); break;
+      case Topology::Switch: path.push_back({LinkClass::SwitchPort, cu, -1}); break;
+      case Topology::Torus:
+      case Topology::Ring: {
+        const int X = hw.intra.dim_x, Y = hw.intra.dim_y;
+        int x = cu % X, y = cu / X;
+        const int tx = cv % X, ty = cv / X;
+        auto walk = [&](int& pos, int target, int dim, LinkClass cls, auto chip_at) {
+          int fwd = (target - pos + dim) % dim;
+          int step = fwd <= dim - fwd ? 1 : -1;
+          while (pos != target) {
+            int from = chip_at();
+            pos = (pos + step + dim) % dim;
+            path.push_back({cls, from, step});
+          }
+        };
+        walk(x, tx, X, LinkClass::TorusX, [&] { return y * X + x; });
+        walk(y, ty, Y, LinkClass::TorusY, [&] { return y * X + x; });
+        break;
+      }
+    }
+    return path;
+  }
+};
+
+double class_bandwidth(const HwSpec& hw, LinkClass c) {
+  return c == LinkClass::OnChip ? hw.intra.onchip_bandwidth.base() : hw.intra.link_bandwidth.base();
+}
+
+// Cost of one step in which every member sends to the member `shift` places ahead,
+// for all groups of this kind in the node at once; returns the representative's worst hop.
+enum class Pattern { Ring, AllPairs, Chain };
+
+PathCost ring_cost(const HwSpec& hw, const std::vector<std::vector<int>>& groups, Pattern pattern) {
+  Router r{hw};
+  std::map<LinkId, int> load;
+  auto hops_of = [&](const std::vector<int>& g) {
+    std::vector<std::vector<LinkId>> paths;
+    const size_t n = g.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (pattern == Pattern::AllPairs) {
+        for (size_t j = 0; j < n; ++j)
+          if (j != i) paths.push_back(r.route(g[i], g[j]));
+      } else if (pattern == Pattern::Ring || i + 1 < n) {
+        paths.push_back(r.route(g[i], g[(i + 1) % n]));
+      }
+    }
+    return paths;
+  };
+  for (const auto& g : groups)
+    for (const auto& p : hops_of(g))
+      for (const auto& l : p) ++load[l];
+  PathCost worst;
+  double worst_time = -1;
+  for (const auto& p : hops_of(groups.front())) {
+    double t = 0;
+    LinkClass cls = LinkClass::OnChip;
+    double mult = 1;
+    for (const auto& l : p) {
+      double lt = load[l] / class_bandwidth(hw, l.cls);
+      if (lt > t) {
+        t = lt;
+        cls = l.cls;
+        mult = load[l];
+      }
+    }
+    if (t > worst_time) {
+      worst_time = t;
+      worst = {cls, mult, static_cast<int>(p.size())};
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+GroupLayout layout_group(const HwSpec& hw, int stride, int size) {
+  GroupLayout g;
+  const int cpn = hw.cores_per_node();
+  g.size = size;
+  g.local = stride >= cpn ? 1 : std::min(size, cpn / stride);
+  g.nodes = (size + g.local - 1) / g.local;
+  // All groups of this kind inside one node: member j of the group based at b is b + j*stride.
+  std::vector<std::vector<int>> groups;
+  if (g.local > 1) {
+    std::vector<bool> used(static_cast<size_t>(cpn), false);
+    for (int b = 0; b < cpn; ++b) {
+      if (used[static_cast<size_t>(b)]) continue;
+      std::vector<int> m;
+      for (int j = 0; j < g.local && b + j * stride < cpn; ++j) {
+        m.push_back(b + j * stride);
+        used[static_cast<size_t>(b + j * stride)] = true;
+      }
+      groups.push_back(m);
+    }
+    g.intra_ring = ring_cost(hw, groups, Pattern::Ring);
+    g.intra_direct = ring_cost(hw, groups, Pattern::AllPairs);
+  }
+  // Inter-node: every core of the node takes part in some group's node-level ring at once.
+  g.inter_ring = {LinkClass::Nic, static_cast<double>(cpn), 1};
+  g.flat_cross = {LinkClass::Nic, static_cast<double>(cpn) / g.local, 1};
+  // Pipeline neighbour: every core sends to the core `stride` ranks ahead at once.
+  if (stride < cpn) {
+    std::vector<std::vector<int>> pairs;
+    for (int c = 0; c + stride < cpn; ++c) pairs.push_back({c, c + stride});
+    g.p2p = ring_cost(hw, pairs, Pattern::Chain);
+  } else {
+    g.p2p = {LinkClass::Nic, static_cast<double>(cpn), 1};
+  }
+  return g;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,36 @@
+// topology.hpp — where a communication group's ranks sit, and what that means for
+// links. Ranks are numbered as Megatron does (tensor-parallel fastest, then data-
+// parallel, then pipeline), cores numbered chip-major inside a node. For a group given
+// by its stride and size, every group of that kind in the node is routed at once
+// (dimension-order on a torus, direct pairs on all-to-all, one egress port on a switch),
+// loads are counted per physical directed link, and the representative ring's
+// bottleneck hop is reported: its link class, how many flows share that link, and its
+// hop count. This is exact under symmetry: all groups of one kind run identical steps at
+// the same time.
+#pragma once
+#include "hw_spec.hpp"
+#include "link.hpp"
+
+namespace trnsim {
+
+struct PathCost {
+  LinkClass link = LinkClass::OnChip;
+  double multiplicity = 1;  // flows sharing the bottleneck physical link
+  int hops = 1;             // links traversed (latency)
+};
+
+struct GroupLayout {
+  int size = 1;    // ranks in the group
+  int local = 1;   // ranks of the group inside one node
+  int nodes = 1;   // nodes the group spans
+  PathCost intra_ring;    // one step of a ring among the local ranks
+  PathCost intra_direct;  // one step of a direct exchange among the local ranks
+  PathCost inter_ring;    // one step of a ring among nodes (hierarchical second phase)
+  PathCost flat_cross;    // the node-crossing hop of a flat ring over all ranks
+  PathCost p2p;           // send to the rank `stride` away (pipeline neighbour)
+};
+
+// stride: distance in ranks between consecutive group members; size: group size.
+GroupLayout layout_group(const HwSpec& hw, int stride, int size);
+
+}  // namespace trnsim

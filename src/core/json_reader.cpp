@@ -1,0 +1,135 @@
+// json_reader.cpp — implementation of strict config reading (see json_reader.hpp).
+#include "trnsim/json_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace trnsim {
+
+std::string config_message(const std::string& file, const std::string& path, const std::string& problem) {
+  return fmt::format("{}: {}: {}", file, path.empty() ? "/" : path, problem);
+}
+
+nlohmann::json load_json_file(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError(config_message(file, "", "cannot open file; check the path (see `trnsim list`)"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    auto j = nlohmann::json::parse(ss.str());
+    if (!j.is_object()) throw ConfigError(config_message(file, "", "top level must be a JSON object {...}"));
+    return j;
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    auto pos = what.find("parse error");
+    throw ConfigError(config_message(file, "", "malformed JSON (" + (pos == std::string::npos ? what : what.substr(pos)) +
+                                                   "); fix the syntax"));
+  }
+}
+
+JsonReader::JsonReader(const nlohmann::json& obj, std::string file, std::string path)
+    : obj_(obj), file_(std::move(file)), path_(std::move(path)) {
+  if (!obj_.is_object()) throw ConfigError(config_message(file_, path_, "must be a JSON object {...}"));
+}
+
+void JsonReader::fail(const std::string& key, const std::string& problem) const {
+  throw ConfigError(config_message(file_, key.empty() ? path_ : path_of(key), problem));
+}
+
+bool JsonReader::has(const std::string& key) const { return obj_.contains(key); }
+
+const nlohmann::json& JsonReader::at(const std::string& key, const char* type_name) {
+  if (!obj_.contains(key)) fail(key, fmt::format("missing required field; add \"{}\": <{}>", key, type_name));
+  used_.insert(key);
+  return obj_.at(key);
+}
+
+static std::string range_text(double min, double max) {
+  return fmt::format("a number in [{}, {}]", min, max);
+}
+
+double JsonReader::number(const std::string& key, double min, double max) {
+  const auto& v = at(key, "number");
+  if (!v.is_number()) fail(key, fmt::format("expected {}, got {}", range_text(min, max), v.dump()));
+  double d = v.get<double>();
+  if (!std::isfinite(d) || d < min || d > max) fail(key, fmt::format("value {} out of range; allowed: {}", v.dump(), range_text(min, max)));
+  return d;
+}
+
+double JsonReader::number_or(const std::string& key, double fallback, double min, double max) {
+  return has(key) ? number(key, min, max) : fallback;
+}
+
+int64_t JsonReader::integer(const std::string& key, int64_t min, int64_t max) {
+  const auto& v = at(key, "integer");
+  if (!v.is_number_integer()) fail(key, fmt::format("expected an integer in [{}, {}], got {}", min, max, v.dump()));
+  int64_t i = v.get<int64_t>();
+  if (i < min || i > max) fail(key, fmt::format("value {} out of range; allowed: an integer in [{}, {}]", i, min, max));
+  return i;
+}
+
+int64_t JsonReader::integer_or(const std::string& key, int64_t fallback, int64_t min, int64_t max) {
+  return has(key) ? integer(key, min, max) : fallback;
+}
+
+bool JsonReader::boolean(const std::string& key) {
+  const auto& v = at(key, "true|false");
+  if (!v.is_boolean()) fail(key, fmt::format("expected true or false, got {}", v.dump()));
+  return v.get<bool>();
+}
+
+bool JsonReader::boolean_or(const std::string& key, bool fallback) { return has(key) ? boolean(key) : fallback; }
+
+std::string JsonReader::string(const std::string& key) {
+  const auto& v = at(key, "string");
+  if (!v.is_string()) fail(key, fmt::format("expected a string, got {}", v.dump()));
+  return v.get<std::string>();
+}
+
+std::string JsonReader::string_or(const std::string& key, const std::string& fallback) {
+  return has(key) ? string(key) : fallback;
+}
+
+std::string JsonReader::choice(const std::string& key, const std::vector<std::string>& allowed) {
+  std::string s = string(key);
+  for (const auto& a : allowed)
+    if (a == s) return s;
+  fail(key, fmt::format("unknown value \"{}\"; allowed: {}", s, fmt::join(allowed, ", ")));
+}
+
+std::string JsonReader::choice_or(const std::string& key, const std::string& fallback,
+                                  const std::vector<std::string>& allowed) {
+  return has(key) ? choice(key, allowed) : fallback;
+}
+
+JsonReader JsonReader::child(const std::string& key) {
+  const auto& v = at(key, "object");
+  if (!v.is_object()) fail(key, fmt::format("expected an object {{...}}, got {}", v.dump()));
+  return JsonReader(v, file_, path_of(key));
+}
+
+std::vector<JsonReader> JsonReader::children(const std::string& key) {
+  const auto& v = at(key, "array");
+  if (!v.is_array()) fail(key, "expected an array [...]");
+  std::vector<JsonReader> out;
+  for (size_t i = 0; i < v.size(); ++i) out.emplace_back(v[i], file_, path_of(key) + "/" + std::to_string(i));
+  return out;
+}
+
+void JsonReader::ignore(const std::string& key) {
+  if (obj_.contains(key)) used_.insert(key);
+}
+
+void JsonReader::finish() const {
+  std::vector<std::string> known(used_.begin(), used_.end());
+  for (auto it = obj_.begin(); it != obj_.end(); ++it) {
+    if (!used_.count(it.key()))
+      fail(it.key(), fmt::format("unknown field \"{}\"; remove it or check the spelling (known here: {})", it.key(),
+                                 fmt::join(known, ", ")));
+  }
+}
+
+}  // namespace trnsim

@@ -1,0 +1,62 @@
+// op.cpp — names and shape keys for the hardware-neutral Op (see op.hpp).
+#include "trnsim/op.hpp"
+
+#include <fmt/format.h>
+
+namespace trnsim {
+
+const char* to_string(OpKind k) {
+  switch (k) {
+    case OpKind::Gemm: return "gemm";
+    case OpKind::Softmax: return "softmax";
+    case OpKind::Norm: return "norm";
+    case OpKind::Elementwise: return "elementwise";
+    case OpKind::Embedding: return "embedding";
+    case OpKind::CrossEntropy: return "cross_entropy";
+    case OpKind::Optimizer: return "optimizer";
+    case OpKind::AllReduce: return "all_reduce";
+    case OpKind::ReduceScatter: return "reduce_scatter";
+    case OpKind::AllGather: return "all_gather";
+    case OpKind::SendRecv: return "send_recv";
+  }
+  return "?";
+}
+const char* to_string(Engine e) {
+  switch (e) {
+    case Engine::Tensor: return "tensor";
+    case Engine::Vector: return "vector";
+    case Engine::Scalar: return "scalar";
+    case Engine::GpSimd: return "gpsimd";
+    case Engine::Dma: return "dma";
+    case Engine::Collective: return "collective";
+  }
+  return "?";
+}
+const char* to_string(Group g) {
+  switch (g) {
+    case Group::None: return "none";
+    case Group::TP: return "tp";
+    case Group::DP: return "dp";
+    case Group::PP: return "pp";
+  }
+  return "?";
+}
+const char* to_string(Phase p) {
+  switch (p) {
+    case Phase::Forward: return "fwd";
+    case Phase::Backward: return "bwd";
+    case Phase::Recompute: return "recompute";
+    case Phase::Optimizer: return "optimizer";
+  }
+  return "?";
+}
+const char* to_string(DType d) { return d == DType::BF16 ? "bf16" : "fp32"; }
+
+std::string Op::shape_key() const {
+  if (is_collective())
+    return fmt::format("{}:{}:{}:{}", to_string(kind), to_string(group), group_size, comm_bytes.base());
+  return fmt::format("{}:{}:{}:{}x{}x{}x{}:e{}:r{}:i{}:p{}:t{}", to_string(kind), to_string(engine), to_string(dtype), batch, m, k, n, elements,
+                     row, inputs, passes, transcendental ? 1 : 0);
+}
+
+}  // namespace trnsim

@@ -1,0 +1,85 @@
+// cli_args.cpp — see cli_args.hpp.
+#include "cli_args.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace trnsim {
+
+Args::Args(std::string command, std::string synopsis, std::string description)
+    : command_(std::move(command)), synopsis_(std::move(synopsis)), description_(std::move(description)) {}
+
+Args& Args::flag(const std::string& name, const std::string& help) {
+  specs_.push_back({name, {false, "", help}});
+  return *this;
+}
+
+Args& Args::option(const std::string& name, const std::string& def, const std::string& help) {
+  specs_.push_back({name, {true, def, help}});
+  if (!def.empty()) values_[name] = def;
+  return *this;
+}
+
+std::string Args::help() const {
+  std::string o = fmt::format("usage: trnsim {} {}\n\n{}\n\noptions:\n", command_, synopsis_, description_);
+  for (const auto& [name, s] : specs_)
+    o += fmt::format("  --{:<22} {}{}\n", name + (s.takes_value ? " VALUE" : ""), s.help,
+                     s.def.empty() ? "" : " (default: " + s.def + ")");
+  o += fmt::format("  --{:<22} {}\n", "help", "show this help");
+  return o;
+}
+
+bool Args::parse(const std::vector<std::string>& argv) {
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(help().c_str(), stdout);
+      return false;
+    }
+    if (a.rfind("--", 0) != 0) {
+      positional_.push_back(a);
+      continue;
+    }
+    std::string name = a.substr(2), value;
+    auto eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    const Spec* spec = nullptr;
+    for (const auto& [n, s] : specs_)
+      if (n == name) spec = &s;
+    if (!spec) throw UsageError(fmt::format("trnsim {}: unknown option --{}; see `trnsim {} --help`", command_, name, command_));
+    if (spec->takes_value) {
+      if (eq == std::string::npos) {
+        if (i + 1 >= argv.size()) throw UsageError(fmt::format("trnsim {}: --{} needs a value", command_, name));
+        value = argv[++i];
+      }
+      values_[name] = value;
+    } else {
+      values_[name] = "1";
+    }
+  }
+  return true;
+}
+
+bool Args::has(const std::string& name) const { return values_.count(name) > 0; }
+std::string Args::get(const std::string& name) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? "" : it->second;
+}
+double Args::number(const std::string& name) const {
+  const std::string v = get(name);
+  try {
+    size_t used = 0;
+    double d = std::stod(v, &used);
+    if (used != v.size()) throw std::invalid_argument(v);
+    return d;
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("trnsim {}: --{} expects a number, got \"{}\"", command_, name, v));
+  }
+}
+
+}  // namespace trnsim

@@ -1,0 +1,39 @@
+// cli_args.hpp — a tiny, strict argument parser shared by the subcommands: flags are
+// declared with their help text, unknown flags and missing values are one-line errors.
+#pragma once
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace trnsim {
+
+class Args {
+ public:
+  Args(std::string command, std::string synopsis, std::string description);
+  Args& flag(const std::string& name, const std::string& help);                    // boolean
+  Args& option(const std::string& name, const std::string& def, const std::string& help);  // takes a value
+  // Returns false if --help was given (help printed). Throws UsageError on bad input.
+  bool parse(const std::vector<std::string>& argv);
+  bool has(const std::string& name) const;
+  std::string get(const std::string& name) const;
+  double number(const std::string& name) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+  std::string help() const;
+
+ private:
+  std::string command_, synopsis_, description_;
+  struct Spec {
+    bool takes_value;
+    std::string def, help;
+  };
+  std::vector<std::pair<std::string, Spec>> specs_;
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace trnsim

@@ -1,0 +1,147 @@
+// cmd_basic.cpp — the `run`, `validate`, `list` and `graph` subcommands.
+#include <fmt/format.h>
+
+#include <boost/graph/graphviz.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "cli_args.hpp"
+#include "commands.hpp"
+#include "report.hpp"
+#include "scenario.hpp"
+#include "step_executor.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
+
+namespace trnsim {
+
+namespace {
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) throw ConfigError(fmt::format("{}: cannot write file; check the directory exists", path));
+  out << text;
+}
+}  // namespace
+
+int cmd_run(const ArgList& argv) {
+  Args a("run", "WORKLOAD.json [options]",
+         "Simulate one training step of a workload and report step time, breakdown, throughput,\n"
+         "MFU, memory per core and cost per token.");
+  a.option("format", "text", "output format: text | json | md")
+      .option("trace", "", "write a Chrome/Perfetto trace-event JSON of the step to FILE")
+      .option("output", "", "write the report to FILE instead of stdout")
+      .option("data-dir", "", "directory holding hw/ and models/ (default: the source tree)");
+  if (!a.parse(argv)) return 0;
+  if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
+  const std::string fmt_name = a.get("format");
+  if (fmt_name != "text" && fmt_name != "json" && fmt_name != "md")
+    throw UsageError("trnsim run: --format must be text, json or md");
+  if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
+  Scenario s = load_scenario(a.positional()[0]);
+  StepOptions opt;
+  opt.trace = a.has("trace");
+  StepResult r = execute_step(s, opt);
+  auto report = make_report(s, r);
+  if (opt.trace) write_file(a.get("trace"), trace_json(r.trace, s.workload.name));
+  const std::string text = render(report, fmt_name);
+  if (a.has("output")) write_file(a.get("output"), text);
+  else std::cout << text;
+  return 0;
+}
+
+int cmd_validate(const ArgList& argv) {
+  Args a("validate", "FILE.json...",
+         "Strictly check hw/, models/ and workloads/ files (kind guessed from the folder or keys);\n"
+         "workloads are also checked against their model and hardware, memory included.");
+  a.option("data-dir", "", "directory holding hw/ and models/");
+  if (!a.parse(argv)) return 0;
+  if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
+  if (a.positional().empty()) throw UsageError("trnsim validate: give at least one file");
+  int bad = 0;
+  for (const auto& f : a.positional()) {
+    try {
+      auto j = load_json_file(f);
+      if (j.contains("instance")) load_hw_spec(f);
+      else if (j.contains("layers")) load_model_spec(f);
+      else load_scenario(f);
+      std::cout << "ok   " << f << "\n";
+    } catch (const ConfigError& e) {
+      std::cout << "FAIL " << e.what() << "\n";
+      ++bad;
+    }
+  }
+  return bad == 0 ? 0 : 1;
+}
+
+int cmd_list(const ArgList& argv) {
+  Args a("list", "", "List the hardware, models and workloads trnsim knows (from the data directory).");
+  a.option("data-dir", "", "directory holding hw/, models/ and workloads/");
+  if (!a.parse(argv)) return 0;
+  if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
+  for (const char* dir : {"hw", "models", "workloads"}) {
+    std::cout << dir << ":\n";
+    std::vector<std::string> names;
+    const auto path = std::filesystem::path(data_dir()) / dir;
+    if (std::filesystem::is_directory(path))
+      for (const auto& e : std::filesystem::directory_iterator(path))
+        if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) std::cout << "  " << n << "\n";
+  }
+  return 0;
+}
+
+int cmd_graph(const ArgList& argv) {
+  Args a("graph", "WORKLOAD.json [options]",
+         "Print the per-step op counts, FLOPs and bytes by op kind for the workload's representative\n"
+         "cores, and optionally write stage 0's operator graph as Graphviz DOT.");
+  a.option("dot", "", "write stage 0's graph to FILE (Graphviz DOT)")
+      .option("data-dir", "", "directory holding hw/ and models/");
+  if (!a.parse(argv)) return 0;
+  if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
+  if (a.positional().size() != 1) throw UsageError("trnsim graph: expected one workload file");
+  Scenario s = load_scenario(a.positional()[0], true);
+  const double mbs = static_cast<double>(s.plan.micro_batches);
+  struct Row {
+    double count = 0, tflop = 0, gb_read = 0, gb_written = 0, comm_gb = 0;
+  };
+  std::map<std::string, Row> rows;
+  for (const auto& st : s.plan.stages) {
+    auto add = [&](OpVertex v, double times) {
+      const Op& o = st.graph[v];
+      auto& r = rows[fmt::format("{:<15} {:<10}", to_string(o.kind), to_string(o.phase))];
+      r.count += times;
+      r.tflop += times * in_tflops(o.flops);
+      r.gb_read += times * in_gb(o.bytes_read);
+      r.gb_written += times * in_gb(o.bytes_written);
+      r.comm_gb += times * in_gb(o.comm_bytes);
+    };
+    for (auto v : st.forward) add(v, mbs);
+    for (auto v : st.backward) add(v, mbs);
+    for (auto b : st.dp_buckets) add(b.op, 1);
+    for (auto v : st.optimizer) add(v, 1);
+  }
+  std::cout << fmt::format("{} — per step, summed over the {} stage(s)' representative cores\n", s.workload.name,
+                           s.plan.stages.size());
+  std::cout << fmt::format("{:<26} {:>9} {:>12} {:>12} {:>12} {:>12}\n", "kind / phase", "count", "TFLOP", "GB read",
+                           "GB written", "comm GB");
+  for (const auto& [k, r] : rows)
+    std::cout << fmt::format("{:<26} {:>9.0f} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.3f}\n", k, r.count, r.tflop, r.gb_read,
+                             r.gb_written, r.comm_gb);
+  std::cout << fmt::format("whole cluster per step: model {:.1f} TFLOP, hardware (with recompute) {:.1f} TFLOP\n",
+                           in_tflops(s.plan.model_flops), in_tflops(s.plan.hardware_flops));
+  if (!s.fits) std::cout << "warning: " << s.memory_error << "\n";
+  if (a.has("dot")) {
+    std::ofstream out(a.get("dot"));
+    const auto& g = s.plan.stages.front().graph;
+    boost::write_graphviz(out, g, [&](std::ostream& os, OpVertex v) {
+      os << "[label=\"" << g[v].label << "\\n" << to_string(g[v].kind) << "\"]";
+    });
+    std::cout << "wrote " << a.get("dot") << "\n";
+  }
+  return 0;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,14 @@
+// commands.hpp — one function per `trnsim` subcommand; each returns the exit code.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace trnsim {
+
+using ArgList = std::vector<std::string>;
+int cmd_run(const ArgList& args);
+int cmd_validate(const ArgList& args);
+int cmd_list(const ArgList& args);
+int cmd_graph(const ArgList& args);
+
+}  // namespace trnsim

@@ -1,0 +1,182 @@
+// report.cpp — metrics and renderers (see report.hpp). Every key carries its unit.
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+namespace trnsim {
+
+double price_per_node_hour(const HwSpec& hw, PricePlan plan) {
+  return plan == PricePlan::OnDemand ? hw.price.on_demand_per_hour : hw.price.reserved_per_hour;
+}
+
+nlohmann::json make_report(const Scenario& s, const StepResult& r) {
+  const auto& w = s.workload;
+  const double step = r.step_time_s;
+  const double devices = static_cast<double>(w.devices());
+  const double tokens = static_cast<double>(w.tokens_per_step());
+  const double peak = s.hw.peak_per_core().base();
+  nlohmann::json j;
+  j["workload"] = {{"name", w.name},
+                   {"file", w.file},
+                   {"model", w.model},
+                   {"hw", w.hw},
+                   {"nodes", w.nodes},
+                   {"devices", w.devices()},
+                   {"tp", w.tp},
+                   {"pp", w.pp},
+                   {"dp", w.dp},
+                   {"sequence_parallel", w.sequence_parallel},
+                   {"zero", w.zero},
+                   {"schedule", to_string(w.schedule)},
+                   {"micro_batch", w.micro_batch},
+                   {"global_batch", w.global_batch},
+                   {"grad_accum", w.grad_accum()},
+                   {"seq_len", w.seq_len},
+                   {"precision", to_string(w.precision)},
+                   {"checkpointing", to_string(w.checkpointing)},
+                   {"fused_qkv", w.fused_qkv},
+                   {"fused_gate_up", w.fused_gate_up},
+                   {"overlap_dp", w.overlap_dp},
+                   {"price_plan", to_string(w.price_plan)},
+                   {"model_parameters", s.model.total_parameters()}};
+  const auto& c = r.stages[static_cast<size_t>(r.critical_stage)];
+  nlohmann::json engines;
+  for (int e = 0; e < 5; ++e) engines[std::string(to_string(static_cast<Engine>(e))) + "_s"] = c.engine_s[static_cast<size_t>(e)];
+  j["step"] = {{"step_time_s", step},
+               {"critical_stage", r.critical_stage},
+               {"breakdown_s",
+                {{"compute", c.compute_s},
+                 {"recompute", c.recompute_s},
+                 {"tp_comm_exposed", c.tp_comm_s},
+                 {"pp_comm_exposed", c.pp_comm_s},
+                 {"pipeline_bubble", c.bubble_s},
+                 {"dp_comm_exposed", c.dp_exposed_s},
+                 {"optimizer", c.optimizer_s}}},
+               {"compute_by_engine_s", engines},
+               {"dp_comm_total_s", c.dp_comm_s}};
+  j["throughput"] = {{"sequences_per_s", static_cast<double>(w.global_batch) / step},
+                     {"tokens_per_s", tokens / step},
+                     {"tokens_per_s_per_core", tokens / step / devices},
+                     {"model_tflops_per_step", in_tflops(s.plan.model_flops)},
+                     {"mfu", s.plan.model_flops.base() / (step * devices * peak)},
+                     {"hfu", s.plan.hardware_flops.base() / (step * devices * peak)},
+                     {"peak_tflops_per_core", peak / 1e12}};
+  const auto& m = peak_stage(s.memory);
+  const Bytes cap = s.hw.hbm_per_core();
+  j["memory_per_core_gib"] = {{"stage", m.stage},
+                              {"weights", in_gib(m.weights)},
+                              {"gradients", in_gib(m.gradients)},
+                              {"optimizer_states", in_gib(m.optimizer_states)},
+                              {"master_weights", in_gib(m.master_weights)},
+                              {"activations", in_gib(m.activations)},
+                              {"activation_micro_batches_in_flight", m.in_flight},
+                              {"temporary", in_gib(m.temporary)},
+                              {"total", in_gib(m.total())},
+                              {"usable_capacity", in_gib(cap)},
+                              {"headroom", in_gib(cap - m.total())}};
+  nlohmann::json cost;
+  for (PricePlan plan : {PricePlan::OnDemand, PricePlan::Reserved}) {
+    const double node_h = price_per_node_hour(s.hw, plan);
+    const double cluster_h = node_h * static_cast<double>(w.nodes);
+    const double usd_per_step = cluster_h * step / 3600.0;
+    cost[to_string(plan)] = {{"usd_per_node_hour", node_h},
+                             {"usd_per_cluster_hour", cluster_h},
+                             {"usd_per_step", usd_per_step},
+                             {"usd_per_million_tokens", usd_per_step / tokens * 1e6},
+                             {"tokens_per_usd", tokens / usd_per_step}};
+  }
+  cost["selected_plan"] = to_string(w.price_plan);
+  j["cost"] = cost;
+  j["simulator"] = {{"ops_simulated", r.ops_simulated}, {"op_lookups", r.op_lookups}};
+  return j;
+}
+
+std::string render_text(const nlohmann::json& j) {
+  const auto& w = j["workload"];
+  const auto& st = j["step"];
+  const auto& b = st["breakdown_s"];
+  const auto& t = j["throughput"];
+  const auto& m = j["memory_per_core_gib"];
+  std::string o;
+  o += fmt::format("trnsim report: {} ({} on {} x {}, {} cores)\n", w["name"].get<std::string>(),
+                   w["model"].get<std::string>(), w["nodes"].get<int64_t>(), w["hw"].get<std::string>(),
+                   w["devices"].get<int64_t>());
+  o += fmt::format("  plan: TP {} PP {} DP {} SP {} ZeRO-{} {} | micro-batch {} x grad-accum {} = global {} seqs of {} tokens\n",
+                   w["tp"].get<int64_t>(), w["pp"].get<int64_t>(), w["dp"].get<int64_t>(),
+                   w["sequence_parallel"].get<bool>() ? "on" : "off", w["zero"].get<int>(), w["schedule"].get<std::string>(),
+                   w["micro_batch"].get<int64_t>(), w["grad_accum"].get<int64_t>(), w["global_batch"].get<int64_t>(),
+                   w["seq_len"].get<int64_t>());
+  o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {}\n", w["precision"].get<std::string>(),
+                   w["checkpointing"].get<std::string>(), w["fused_qkv"].get<bool>(), w["fused_gate_up"].get<bool>());
+  o += fmt::format("\nstep time            {:10.4f} s   (critical stage {})\n", st["step_time_s"].get<double>(),
+                   st["critical_stage"].get<int>());
+  for (auto [k, label] : std::vector<std::pair<const char*, const char*>>{{"compute", "compute"},
+                                                                          {"recompute", "recompute"},
+                                                                          {"tp_comm_exposed", "TP comm (exposed)"},
+                                                                          {"pp_comm_exposed", "PP comm (exposed)"},
+                                                                          {"pipeline_bubble", "pipeline bubble"},
+                                                                          {"dp_comm_exposed", "DP comm (exposed)"},
+                                                                          {"optimizer", "optimizer"}})
+    o += fmt::format("  {:<19}{:10.4f} s   {:5.1f} %\n", label, b[k].get<double>(),
+                     100.0 * b[k].get<double>() / st["step_time_s"].get<double>());
+  o += "  compute by engine: ";
+  for (auto it = st["compute_by_engine_s"].begin(); it != st["compute_by_engine_s"].end(); ++it)
+    o += fmt::format("{} {:.4f} s  ", it.key().substr(0, it.key().size() - 2), it.value().get<double>());
+  o += fmt::format("\n  DP comm total (incl. hidden) {:.4f} s\n", st["dp_comm_total_s"].get<double>());
+  o += fmt::format("\nthroughput           {:10.2f} seq/s   {:12.0f} tokens/s   {:8.1f} tokens/s/core\n",
+                   t["sequences_per_s"].get<double>(), t["tokens_per_s"].get<double>(),
+                   t["tokens_per_s_per_core"].get<double>());
+  o += fmt::format("utilisation          MFU {:5.1f} %   HFU {:5.1f} %   (peak {:.1f} TFLOP/s per core)\n",
+                   100 * t["mfu"].get<double>(), 100 * t["hfu"].get<double>(), t["peak_tflops_per_core"].get<double>());
+  o += fmt::format(
+      "\nmemory per core      {:6.2f} GiB of {:.2f} GiB usable (headroom {:.2f} GiB), stage {}\n"
+      "  weights {:.2f} | grads {:.2f} | optimizer {:.2f} | master {:.2f} | activations {:.2f} ({} micro-batch) | temp {:.2f} GiB\n",
+      m["total"].get<double>(), m["usable_capacity"].get<double>(), m["headroom"].get<double>(), m["stage"].get<int>(),
+      m["weights"].get<double>(), m["gradients"].get<double>(), m["optimizer_states"].get<double>(),
+      m["master_weights"].get<double>(), m["activations"].get<double>(),
+      m["activation_micro_batches_in_flight"].get<int64_t>(), m["temporary"].get<double>());
+  o += "\ncost                 plan        $/node-h   $/cluster-h   $/M tokens   tokens/$\n";
+  for (const char* plan : {"on_demand", "reserved"}) {
+    const auto& c = j["cost"][plan];
+    o += fmt::format("                     {:<10}{:10.3f}{:14.2f}{:13.4f}{:12.0f}{}\n", plan,
+                     c["usd_per_node_hour"].get<double>(), c["usd_per_cluster_hour"].get<double>(),
+                     c["usd_per_million_tokens"].get<double>(), c["tokens_per_usd"].get<double>(),
+                     j["cost"]["selected_plan"] == plan ? "  (selected)" : "");
+  }
+  o += fmt::format("\nsimulator: {} distinct ops simulated, {} op lookups\n", j["simulator"]["ops_simulated"].get<size_t>(),
+                   j["simulator"]["op_lookups"].get<size_t>());
+  return o;
+}
+
+std::string render_markdown(const nlohmann::json& j) {
+  const auto& w = j["workload"];
+  const auto& st = j["step"];
+  const auto& t = j["throughput"];
+  const auto& m = j["memory_per_core_gib"];
+  std::string o = fmt::format("## {}\n\n{} on {} x {} ({} cores): TP {} / PP {} / DP {}, SP {}, ZeRO-{}, {} checkpointing, {}\n\n",
+                              w["name"].get<std::string>(), w["model"].get<std::string>(), w["nodes"].get<int64_t>(),
+                              w["hw"].get<std::string>(), w["devices"].get<int64_t>(), w["tp"].get<int64_t>(),
+                              w["pp"].get<int64_t>(), w["dp"].get<int64_t>(), w["sequence_parallel"].get<bool>() ? "on" : "off",
+                              w["zero"].get<int>(), w["checkpointing"].get<std::string>(), w["precision"].get<std::string>());
+  o += "| metric | value |\n|---|---|\n";
+  o += fmt::format("| step time (s) | {:.4f} |\n", st["step_time_s"].get<double>());
+  for (auto it = st["breakdown_s"].begin(); it != st["breakdown_s"].end(); ++it)
+    o += fmt::format("| {} (s) | {:.4f} |\n", it.key(), it.value().get<double>());
+  o += fmt::format("| throughput (seq/s) | {:.2f} |\n| throughput (tokens/s) | {:.0f} |\n| tokens/s per core | {:.1f} |\n",
+                   t["sequences_per_s"].get<double>(), t["tokens_per_s"].get<double>(), t["tokens_per_s_per_core"].get<double>());
+  o += fmt::format("| MFU (%) | {:.1f} |\n| HFU (%) | {:.1f} |\n", 100 * t["mfu"].get<double>(), 100 * t["hfu"].get<double>());
+  o += fmt::format("| memory per core (GiB) | {:.2f} of {:.2f} |\n", m["total"].get<double>(), m["usable_capacity"].get<double>());
+  for (const char* plan : {"on_demand", "reserved"})
+    o += fmt::format("| cost, {} ($ per M tokens) | {:.4f} |\n| tokens per $, {} | {:.0f} |\n", plan,
+                     j["cost"][plan]["usd_per_million_tokens"].get<double>(), plan,
+                     j["cost"][plan]["tokens_per_usd"].get<double>());
+  return o;
+}
+
+std::string render(const nlohmann::json& report, const std::string& format) {
+  if (format == "json") return report.dump(2) + "\n";
+  if (format == "md") return render_markdown(report);
+  return render_text(report);
+}
+
+}  // namespace trnsim

@@ -1,0 +1,38 @@
+// scenario.hpp — a workload file resolved into everything a run needs (workload, model,
+// hardware, step plan, memory), with every cross-file check done before simulating:
+// devices = tp x pp x dp, tp within a node, divisibility, memory fits in HBM.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "hw_spec.hpp"
+#include "memory_model.hpp"
+#include "model_spec.hpp"
+#include "step_graph.hpp"
+#include "workload.hpp"
+
+namespace trnsim {
+
+struct Scenario {
+  Workload workload;
+  ModelSpec model;
+  HwSpec hw;
+  StepPlan plan;
+  std::vector<MemoryBreakdown> memory;
+  bool fits = true;
+  std::string memory_error;  // set when !fits
+};
+
+// Directory holding hw/, models/, workloads/ (flag > TRNSIM_DATA > source tree > install).
+std::string data_dir();
+void set_data_dir(const std::string& dir);
+std::string model_path(const std::string& name);
+std::string hw_path(const std::string& name);
+
+void validate_against_hw(const Workload& w, const HwSpec& hw);
+// Throws ConfigError on any problem; with allow_oom, a config that does not fit is
+// returned with fits = false instead (sweeps count those).
+Scenario load_scenario(const std::string& workload_file, bool allow_oom = false);
+Scenario make_scenario(const Workload& w, bool allow_oom = false);
+
+}  // namespace trnsim

@@ -1,0 +1,234 @@
+// step_executor.cpp — see step_executor.hpp.
+#include "step_executor.hpp"
+
+#include <deque>
+#include <memory>
+#include <systemc>
+
+#include "collective.hpp"
+#include "platform.hpp"
+#include "topology.hpp"
+
+namespace trnsim {
+namespace {
+
+struct StageState {
+  int fwd_done = 0, bwd_done = 0;
+  sc_core::sc_event progressed;
+  std::deque<OpVertex> dp_pending;
+  bool dp_closed = false, dp_idle = true;
+  sc_core::sc_event dp_kick, dp_drained;
+  std::vector<double> duration;  // per vertex, seconds (compute ops)
+};
+
+class Executor {
+ public:
+  Executor(const Scenario& s, const StepOptions& opt)
+      : s_(s), opt_(opt), p_(Platform::instance()),
+        algo_(make_collective(s.hw.collectives.inter_algorithm, s.hw.collectives.intra_algorithm)) {
+    const auto& w = s.workload;
+    tp_ = layout_group(s.hw, 1, static_cast<int>(w.tp));
+    dp_ = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.dp));
+    pp_ = layout_group(s.hw, static_cast<int>(w.tp * w.dp), static_cast<int>(w.pp));
+  }
+
+  StepResult run() {
+    p_.configure(s_.hw);
+    OpTimer& timer = p_.timer();
+    const size_t sim0 = timer.simulated(), look0 = timer.lookups();
+    const size_t n = s_.plan.stages.size();
+    state_ = std::vector<StageState>(n);
+    result_.stages.assign(n, StageTimes{});
+    // Op timing pre-pass (memoised; drives its own sc_start runs).
+    for (size_t i = 0; i < n; ++i) {
+      const auto& st = s_.plan.stages[i];
+      state_[i].duration.assign(boost::num_vertices(st.graph), 0.0);
+      for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
+        if (!st.graph[v].is_collective()) state_[i].duration[v] = timer.time(st.graph[v]).seconds;
+    }
+    result_.ops_simulated = timer.simulated() - sim0;
+    result_.op_lookups = timer.lookups() - look0;
+    p_.fabric().reset_stats();
+    t0_ = sc_core::sc_time_stamp();
+    for (size_t i = 0; i < n; ++i) {
+      sc_core::sc_spawn(sc_bind(&Executor::stage_thread, this, static_cast<int>(i)));
+      sc_core::sc_spawn(sc_bind(&Executor::dp_thread, this, static_cast<int>(i)));
+    }
+    sc_core::sc_start();
+    for (size_t i = 0; i < n; ++i)
+      if (result_.stages[i].finish_s > result_.step_time_s) {
+        result_.step_time_s = result_.stages[i].finish_s;
+        result_.critical_stage = static_cast<int>(i);
+      }
+    return std::move(result_);
+  }
+
+ private:
+  double now() const { return (sc_core::sc_time_stamp() - t0_).to_seconds(); }
+  void record(const std::string& name, const std::string& track, double start) {
+    if (opt_.trace) result_.trace.push_back({name, track, start * 1e6, (now() - start) * 1e6});
+  }
+  const GroupLayout& layout_of(Group g) const { return g == Group::TP ? tp_ : g == Group::DP ? dp_ : pp_; }
+
+  void collective(const Op& op, const std::string& track) {
+    const double t = now();
+    algo_->run(p_.fabric(), CollectiveCall{op.kind, op.comm_bytes, layout_of(op.group)});
+    record(op.label, track, t);
+  }
+
+  // Runs ops [begin, end) of a list; returns nothing, accounts time into the stage.
+  void run_ops(int s, const std::vector<OpVertex>& list, size_t begin, size_t end, bool last_mb) {
+    const auto& st = s_.plan.stages[static_cast<size_t>(s)];
+    auto& times = result_.stages[static_cast<size_t>(s)];
+    auto& ss = state_[static_cast<size_t>(s)];
+    const std::string prefix = "stage " + std::to_string(s) + " / ";
+    size_t bucket = 0;
+    for (size_t k = begin; k < end; ++k) {
+      const Op& op = st.graph[list[k]];
+      const double t = now();
+      if (op.is_collective()) {
+        collective(op, prefix + "tp");
+        times.tp_comm_s += now() - t;
+      } else {
+        sc_core::wait(sim_time(ss.duration[list[k]]));
+        const double d = now() - t;
+        if (op.phase == Phase::Recompute) times.recompute_s += d;
+        else times.compute_s += d;
+        times.engine_s[static_cast<size_t>(op.engine)] += d;
+        record(op.label, prefix + to_string(op.engine), t);
+      }
+      // DP buckets whose gradients are now complete (last micro-batch only).
+      if (last_mb && &list == &st.backward && s_.workload.overlap_dp)
+        while (bucket < st.dp_buckets.size() && st.dp_buckets[bucket].ready_after <= k) {
+          if (st.dp_buckets[bucket].ready_after == k) {
+            ss.dp_pending.push_back(st.dp_buckets[bucket].op);
+            ss.dp_kick.notify(sc_core::SC_ZERO_TIME);
+          }
+          ++bucket;
+        }
+    }
+  }
+
+  static sc_core::sc_time sim_time(double s) { return sc_core::sc_time(s * 1e12, sc_core::SC_PS); }
+
+  void wait_for(int s, bool forward, int count) {
+    auto& other = state_[static_cast<size_t>(forward ? s - 1 : s + 1)];
+    const double t = now();
+    while ((forward ? other.fwd_done : other.bwd_done) < count) sc_core::wait(other.progressed);
+    result_.stages[static_cast<size_t>(s)].bubble_s += now() - t;
+  }
+
+  void p2p(int s, const std::string& name) {
+    const double t = now();
+    Op op;
+    op.kind = OpKind::SendRecv;
+    op.engine = Engine::Collective;
+    op.group = Group::PP;
+    op.comm_bytes = s_.plan.stages[static_cast<size_t>(s)].p2p_bytes;
+    op.label = name;
+    collective(op, "stage " + std::to_string(s) + " / pp");
+    result_.stages[static_cast<size_t>(s)].pp_comm_s += now() - t;
+  }
+
+  void stage_thread(int s) {
+    const auto& st = s_.plan.stages[static_cast<size_t>(s)];
+    auto& ss = state_[static_cast<size_t>(s)];
+    auto& times = result_.stages[static_cast<size_t>(s)];
+    const int p = static_cast<int>(s_.plan.stages.size());
+    const int m = static_cast<int>(s_.plan.micro_batches);
+    // Schedule: sequence of (forward?, micro-batch).
+    std::vector<std::pair<bool, int>> order;
+    if (s_.workload.schedule == Schedule::GPipe) {
+      for (int i = 0; i < m; ++i) order.push_back({true, i});
+      for (int i = 0; i < m; ++i) order.push_back({false, i});
+    } else {
+      const int warm = std::min(p - s - 1, m);
+      for (int i = 0; i < warm; ++i) order.push_back({true, i});
+      for (int i = 0; i < m - warm; ++i) {
+        order.push_back({true, warm + i});
+        order.push_back({false, i});
+      }
+      for (int i = m - warm; i < m; ++i) order.push_back({false, i});
+    }
+    for (auto [fwd, i] : order) {
+      if (fwd) {
+        if (s > 0) {
+          wait_for(s, true, i + 1);
+          p2p(s, "recv_activation");
+        }
+        run_ops(s, st.forward, 0, st.forward.size(), false);
+        ++ss.fwd_done;
+      } else {
+        if (s < p - 1) {
+          wait_for(s, false, i + 1);
+          p2p(s, "recv_gradient");
+        }
+        run_ops(s, st.backward, 0, st.backward.size(), i == m - 1);
+        ++ss.bwd_done;
+      }
+      ss.progressed.notify(sc_core::SC_ZERO_TIME);
+    }
+    // Gradient reduction: without overlap, every bucket starts now.
+    if (!s_.workload.overlap_dp)
+      for (const auto& b : st.dp_buckets) ss.dp_pending.push_back(b.op);
+    ss.dp_closed = true;
+    ss.dp_kick.notify(sc_core::SC_ZERO_TIME);
+    const double t = now();
+    while (!(ss.dp_pending.empty() && ss.dp_idle)) sc_core::wait(ss.dp_drained);
+    times.dp_exposed_s = now() - t;
+    const double t_opt = now();
+    for (auto v : st.optimizer) {
+      const Op& op = st.graph[v];
+      const double to = now();
+      if (op.is_collective()) collective(op, "stage " + std::to_string(s) + " / dp");
+      else {
+        sc_core::wait(sim_time(ss.duration[v]));
+        times.engine_s[static_cast<size_t>(op.engine)] += now() - to;
+        record(op.label, "stage " + std::to_string(s) + " / " + to_string(op.engine), to);
+      }
+    }
+    times.optimizer_s = now() - t_opt;
+    times.finish_s = now();
+  }
+
+  void dp_thread(int s) {
+    auto& ss = state_[static_cast<size_t>(s)];
+    auto& times = result_.stages[static_cast<size_t>(s)];
+    const auto& st = s_.plan.stages[static_cast<size_t>(s)];
+    for (;;) {
+      while (ss.dp_pending.empty()) {
+        if (ss.dp_closed) {
+          ss.dp_drained.notify(sc_core::SC_ZERO_TIME);
+          return;
+        }
+        sc_core::wait(ss.dp_kick);
+      }
+      ss.dp_idle = false;
+      OpVertex v = ss.dp_pending.front();
+      ss.dp_pending.pop_front();
+      const double t = now();
+      collective(st.graph[v], "stage " + std::to_string(s) + " / dp");
+      times.dp_comm_s += now() - t;
+      ss.dp_idle = true;
+      ss.dp_drained.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+
+  const Scenario& s_;
+  StepOptions opt_;
+  Platform& p_;
+  std::unique_ptr<CollectiveAlgorithm> algo_;
+  GroupLayout tp_, dp_, pp_;
+  std::vector<StageState> state_;
+  StepResult result_;
+  sc_core::sc_time t0_;
+};
+
+}  // namespace
+
+StepResult execute_step(const Scenario& s, const StepOptions& opt) {
+  Executor e(s, opt);
+  return e.run();
+}
+
+}  // namespace trnsim

@@ -1,0 +1,42 @@
+// step_executor.hpp — runs one training step of a Scenario on the SystemC platform.
+// One SC_THREAD per pipeline stage executes the representative core's ops in schedule
+// order (1F1B or GPipe over the micro-batches): compute ops take their memoised TLM
+// duration, TP collectives and PP send/recv run on the fabric's links with the real
+// group placement; a second thread per stage streams the DP gradient buckets, started
+// as the last micro-batch's backward completes each bucket (overlap) or after it; the
+// optimizer follows. DP replicas are not simulated one by one: the collectives'
+// link multiplicities account for all of them, which is exact while replicas run
+// identical programs (it ignores stragglers and jitter between replicas).
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "scenario.hpp"
+#include "trace.hpp"
+#include "trnsim/op.hpp"
+
+namespace trnsim {
+
+struct StageTimes {
+  double finish_s = 0;
+  double compute_s = 0, recompute_s = 0, tp_comm_s = 0, pp_comm_s = 0, bubble_s = 0, dp_exposed_s = 0, optimizer_s = 0;
+  double dp_comm_s = 0;                 // DP collective time, hidden or not
+  std::array<double, 6> engine_s{};     // compute time by bounding engine (Engine enum order)
+};
+
+struct StepResult {
+  double step_time_s = 0;
+  int critical_stage = 0;
+  std::vector<StageTimes> stages;
+  size_t ops_simulated = 0, op_lookups = 0;
+  std::vector<TraceEvent> trace;
+};
+
+struct StepOptions {
+  bool trace = false;
+};
+
+StepResult execute_step(const Scenario& s, const StepOptions& opt = {});
+
+}  // namespace trnsim
