@@ -23,8 +23,8 @@ struct Emitter {
     const int t = static_cast<int>(c.w.tp);
     if (t == 1) return;
     Bytes full(static_cast<double>(c.tokens() * c.m.hidden * dtype_bytes(c.dt)));
-    OpKind kind = role == Role::TpEnter ? OpKind::AllGather : OpKind::ReduceScatter;
-    if (!c.w.sequence_parallel) kind = OpKind::AllReduce;
+    OpKind kind = role == Role::TpExit ? OpKind::ReduceScatter : OpKind::AllGather;
+    if (!c.w.sequence_parallel && role != Role::TpGather) kind = OpKind::AllReduce;
     Op o = ops::collective(kind, prefix + name, Group::TP, t, full);
     out.push_back({std::move(o), role, false});
   }
@@ -148,13 +148,16 @@ std::vector<FwdOp> embedding_forward(const ShardContext& c) {
 std::vector<FwdOp> head_forward(const ShardContext& c) {
   Emitter e{c, "head.", {}};
   const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
-  const int64_t v = c.m.vocab / c.w.tp;
+  const int64_t v = c.vocab_shard();
   if (!c.m.encoder) e.norm("final_norm", Tl);
-  if (c.m.encoder) {  // MLM transform: dense + GeLU + LayerNorm (replicated on the gathered tokens)
-    e.tp_boundary(Role::TpEnter, "mlm_enter");
-    e.gemm("mlm_dense", T, h, h);
-    e.elementwise("mlm_gelu", T * h, 1, 0, true, 8);
-    e.norm("mlm_norm", T);
+  if (c.m.encoder) {
+    // MLM transform (dense + GeLU + LayerNorm) is not TP-sharded in Megatron: each rank
+    // transforms a 1/tp slice of the tokens, then the slices are gathered for the logits.
+    const int64_t Ts = T / c.w.tp;
+    e.gemm("mlm_dense", Ts, h, h);
+    e.elementwise("mlm_gelu", Ts * h, 1, 0, true, 8);
+    e.norm("mlm_norm", Ts);
+    e.tp_boundary(Role::TpGather, "mlm_gather");
   } else {
     e.tp_boundary(Role::TpEnter, "logits_enter");
   }

@@ -15,6 +15,7 @@ enum class Role {
   Compute,
   TpEnter,  // f: fwd identity (SP: all-gather); bwd all-reduce (SP: reduce-scatter + input re-gather)
   TpExit,   // g: fwd all-reduce (SP: reduce-scatter); bwd identity (SP: all-gather)
+  TpGather, // token-split work rejoins: fwd all-gather, bwd reduce-scatter (SP or not)
 };
 
 struct FwdOp {
@@ -29,6 +30,7 @@ struct ShardContext {
   DType dt;
   int64_t tokens() const { return w.micro_batch * w.seq_len; }                        // T
   int64_t local_tokens() const { return w.sequence_parallel ? tokens() / w.tp : tokens(); }  // outside TP regions
+  int64_t vocab_shard() const { return (m.vocab + w.tp - 1) / w.tp; }  // padded to a multiple of tp
 };
 
 std::vector<FwdOp> block_forward(const ShardContext& c, int layer);

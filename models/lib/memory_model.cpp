@@ -59,7 +59,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     b.in_flight = w.schedule == Schedule::GPipe ? mbs : std::min<int64_t>(w.pp - st.stage, mbs);
     b.activation_per_layer = layer_activation_bytes(m, w);
     Bytes per_mb = b.activation_per_layer * static_cast<double>(st.num_layers);
-    if (st.last) per_mb += Bytes(4.0 * w.micro_batch * w.seq_len * (m.vocab / w.tp));  // FP32 logits kept for the loss
+    if (st.last) per_mb += Bytes(4.0 * w.micro_batch * w.seq_len * ((m.vocab + w.tp - 1) / w.tp));  // FP32 logits kept for the loss
     b.activations = per_mb * static_cast<double>(b.in_flight);
     // Largest temporary: the biggest op output, and under full recompute one layer's full activations.
     Bytes tmp;

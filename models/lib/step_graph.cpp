@@ -55,6 +55,10 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp) {
     if (sp) coll(OpKind::AllGather, ".bwd");
     return out;
   }
+  if (f.role == Role::TpGather) {
+    coll(OpKind::ReduceScatter, ".bwd");
+    return out;
+  }
   switch (o.kind) {
     case OpKind::Gemm: {  // C=A.B: dA = dC.B^T (M,N,K); dB = A^T.dC (K,M,N)
       Op dg = ops::gemm(o.label + ".dgrad", o.batch, o.m, o.n, o.k, o.dtype);

@@ -9,8 +9,14 @@ Platform::Platform() : chip_("chip"), fabric_("fabric"), timer_(chip_) {
 }
 
 Platform& Platform::instance() {
-  static Platform p;
-  return p;
+  static Platform* p = [] {
+    auto* made = new Platform();
+    // Finish elaboration and run the initialisation phase now, so every engine thread is
+    // already waiting for work before the first program is started.
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    return made;
+  }();
+  return *p;
 }
 
 void Platform::configure(const HwSpec& hw) {

@@ -13,7 +13,6 @@
 #include "scenario.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
-#include "trnsim/json_reader.hpp"
 
 namespace trnsim {
 
@@ -62,10 +61,7 @@ int cmd_validate(const ArgList& argv) {
   int bad = 0;
   for (const auto& f : a.positional()) {
     try {
-      auto j = load_json_file(f);
-      if (j.contains("instance")) load_hw_spec(f);
-      else if (j.contains("layers")) load_model_spec(f);
-      else load_scenario(f);
+      validate_file(f);
       std::cout << "ok   " << f << "\n";
     } catch (const ConfigError& e) {
       std::cout << "FAIL " << e.what() << "\n";

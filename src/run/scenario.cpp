@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
 
 namespace trnsim {
 namespace {
@@ -66,6 +67,13 @@ Scenario make_scenario(const Workload& w, bool allow_oom) {
     if (!allow_oom) throw ConfigError(s.memory_error);
   }
   return s;
+}
+
+void validate_file(const std::string& file) {
+  auto j = load_json_file(file);
+  if (j.contains("instance")) load_hw_spec(file);
+  else if (j.contains("layers")) load_model_spec(file);
+  else load_scenario(file);
 }
 
 Scenario load_scenario(const std::string& workload_file, bool allow_oom) {

@@ -1,0 +1,38 @@
+// helpers.hpp — small builders shared by the tests (workloads made in code, sums over graphs).
+#pragma once
+#include <functional>
+
+#include "scenario.hpp"
+#include "step_graph.hpp"
+#include "workload.hpp"
+
+namespace trnsim::test {
+
+inline Workload workload(const std::string& model, const std::string& hw, int64_t nodes, int64_t tp, int64_t pp,
+                         int64_t dp, int64_t mb, int64_t gb, int64_t seq) {
+  Workload w;
+  w.name = "test";
+  w.file = "test-workload";
+  w.model = model;
+  w.hw = hw;
+  w.nodes = nodes;
+  w.tp = tp;
+  w.pp = pp;
+  w.dp = dp;
+  w.micro_batch = mb;
+  w.global_batch = gb;
+  w.seq_len = seq;
+  return w;
+}
+
+// Sum f(op) over one micro-batch's forward+backward of every stage.
+inline double sum_ops(const StepPlan& p, const std::function<double(const Op&)>& f) {
+  double s = 0;
+  for (const auto& st : p.stages) {
+    for (auto v : st.forward) s += f(st.graph[v]);
+    for (auto v : st.backward) s += f(st.graph[v]);
+  }
+  return s;
+}
+
+}  // namespace trnsim::test

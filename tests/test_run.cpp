@@ -1,0 +1,118 @@
+// test_run.cpp — issue 5: the whole step. Report and trace structure, and invariants
+// the model must obey whatever its calibration.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "helpers.hpp"
+#include "report.hpp"
+#include "step_executor.hpp"
+
+using namespace trnsim;
+using test::workload;
+
+namespace {
+const std::string kR3 = std::string(TRNSIM_SOURCE_DIR) + "/workloads/llama7b_tp8_dp512.json";
+
+StepResult run(const Workload& w, bool allow_oom = true) { return execute_step(make_scenario(w, allow_oom)); }
+
+Workload llama(int64_t nodes, int64_t global_batch) {
+  auto w = workload("llama2-7b", "trn1.32xlarge", nodes, 8, 1, nodes * 4, 1, global_batch, 4096);
+  w.sequence_parallel = true;
+  w.zero = 1;
+  w.checkpointing = Checkpointing::Selective;
+  return w;
+}
+}  // namespace
+
+TEST_CASE("the R3 report is complete, machine-readable, and its trace has the expected tracks", "[run]") {
+  auto s = load_scenario(kR3);
+  StepOptions opt;
+  opt.trace = true;
+  auto r = execute_step(s, opt);
+  auto j = make_report(s, r);
+  auto parsed = nlohmann::json::parse(render(j, "json"));
+  for (const char* k : {"workload", "step", "throughput", "memory_per_core_gib", "cost"}) CHECK(parsed.contains(k));
+  CHECK(parsed["step"]["step_time_s"].get<double>() > 0);
+  CHECK(parsed["throughput"]["mfu"].get<double>() > 0.05);
+  CHECK(parsed["throughput"]["mfu"].get<double>() < 1.0);
+  auto trace = nlohmann::json::parse(trace_json(r.trace, "r3"));
+  std::set<std::string> tracks;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"].get<std::string>());
+  for (const char* t : {"stage 0 / tensor", "stage 0 / vector", "stage 0 / tp", "stage 0 / dp"}) {
+    INFO(t);
+    CHECK(tracks.count(t) == 1);
+  }
+  CHECK_THAT(render(j, "text"), Catch::Contains("tokens/s") && Catch::Contains("GiB") && Catch::Contains("$/M tokens"));
+  CHECK_THAT(render(j, "md"), Catch::Contains("| step time (s) |"));
+}
+
+TEST_CASE("cost per token is price x step time / tokens per step, exactly", "[run]") {
+  auto s = load_scenario(kR3);
+  auto j = make_report(s, execute_step(s));
+  const double step = j["step"]["step_time_s"].get<double>();
+  const double tokens = 1024.0 * 4096;
+  for (auto [plan, price] : {std::pair{"on_demand", 21.50}, std::pair{"reserved", 7.59}}) {
+    const double usd_per_token = price * 128 * step / 3600.0 / tokens;
+    CHECK(j["cost"][plan]["usd_per_million_tokens"].get<double>() == Approx(usd_per_token * 1e6).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("doubling DP at fixed global batch never raises per-step compute per core", "[run][invariant]") {
+  double prev = 1e30;
+  for (int64_t nodes : {8, 16, 32, 64, 128}) {
+    auto r = run(llama(nodes, 1024));
+    const double compute = r.stages[0].compute_s + r.stages[0].recompute_s;
+    INFO(nodes << " nodes: compute " << compute);
+    CHECK(compute <= prev);
+    prev = compute;
+  }
+}
+
+TEST_CASE("PP bubble matches (p-1)/(m+p-1) when communication is free", "[run][invariant]") {
+  const int64_t p = 4, m = 8;
+  auto w = workload("llama2-7b", "trn1.32xlarge", 1, 8, p, 1, 1, m, 4096);
+  w.sequence_parallel = true;
+  w.checkpointing = Checkpointing::Selective;
+  auto s = make_scenario(w, true);
+  // Free links: infinite bandwidth, zero latency and overhead.
+  s.hw.intra.link_bandwidth = s.hw.intra.onchip_bandwidth = s.hw.inter.nic_bandwidth = gigabytes_per_s(1e12);
+  s.hw.intra.link_latency_s = s.hw.inter.latency_s = s.hw.collectives.step_overhead_s = 0;
+  auto r = execute_step(s);
+  // Busy time of one micro-batch on the slowest stage, from the unpipelined stage time.
+  double busiest = 0;
+  for (const auto& st : r.stages) busiest = std::max(busiest, st.compute_s + st.recompute_s);
+  const double pipeline = r.step_time_s - r.stages[static_cast<size_t>(r.critical_stage)].optimizer_s;
+  const double bubble = 1.0 - busiest / pipeline;
+  const double expected = double(p - 1) / double(m + p - 1);
+  INFO("bubble " << bubble << " expected " << expected);
+  CHECK(bubble == Approx(expected).epsilon(0.05));
+}
+
+TEST_CASE("turning off DP overlap never makes a step faster", "[run][invariant]") {
+  auto w = llama(16, 256);
+  const double on = run(w).step_time_s;
+  w.overlap_dp = false;
+  const double off = run(w).step_time_s;
+  CHECK(off >= on);
+}
+
+TEST_CASE("selective recompute is slower than none and faster than full", "[run][invariant]") {
+  auto w = llama(16, 256);
+  w.checkpointing = Checkpointing::None;
+  const double none = run(w).step_time_s;
+  w.checkpointing = Checkpointing::Selective;
+  const double sel = run(w).step_time_s;
+  w.checkpointing = Checkpointing::Full;
+  const double full = run(w).step_time_s;
+  CHECK(none < sel);
+  CHECK(sel < full);
+}
+
+TEST_CASE("the same input gives bit-identical reports", "[run]") {
+  auto s = load_scenario(kR3);
+  auto a = make_report(s, execute_step(s)).dump();
+  auto b = make_report(s, execute_step(s)).dump();
+  CHECK(a == b);
+}
