@@ -19,7 +19,7 @@ trnsim_install_packages() {
 }
 
 trnsim_build() {
-  if [ ! -f "$TRNSIM_BUILD_DIR/CMakeCache.txt" ]; then
+  if [ ! -f "$TRNSIM_BUILD_DIR/CMakeCache.txt" ] || [ -n "${TRNSIM_CMAKE_FLAGS:-}" ]; then
     cmake -S "$TRNSIM_ROOT" -B "$TRNSIM_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${TRNSIM_CMAKE_FLAGS:-} >&2
   fi
   cmake --build "$TRNSIM_BUILD_DIR" -j "$(nproc)" >&2
