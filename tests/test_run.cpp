@@ -112,7 +112,10 @@ TEST_CASE("selective recompute is slower than none and faster than full", "[run]
 
 TEST_CASE("the same input gives bit-identical reports", "[run]") {
   auto s = load_scenario(kR3);
-  auto a = make_report(s, execute_step(s)).dump();
-  auto b = make_report(s, execute_step(s)).dump();
-  CHECK(a == b);
+  auto a = make_report(s, execute_step(s));
+  auto b = make_report(s, execute_step(s));  // second run answers from the op cache
+  CHECK(b["simulator"]["ops_simulated"] == 0);
+  a.erase("simulator");
+  b.erase("simulator");
+  CHECK(a.dump() == b.dump());
 }

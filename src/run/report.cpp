@@ -87,7 +87,10 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   }
   cost["selected_plan"] = to_string(w.price_plan);
   j["cost"] = cost;
-  j["simulator"] = {{"ops_simulated", r.ops_simulated}, {"op_lookups", r.op_lookups}};
+  j["simulator"] = {{"ops_simulated", r.ops_simulated},
+                    {"op_lookups", r.op_lookups},
+                    {"micro_batches_simulated", r.micro_batches_simulated},
+                    {"micro_batches_per_step", s.plan.micro_batches}};
   return j;
 }
 

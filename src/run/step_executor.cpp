@@ -23,8 +23,8 @@ struct StageState {
 
 class Executor {
  public:
-  Executor(const Scenario& s, const StepOptions& opt)
-      : s_(s), opt_(opt), p_(Platform::instance()),
+  Executor(const Scenario& s, const StepOptions& opt, int64_t micro_batches)
+      : s_(s), opt_(opt), p_(Platform::instance()), m_(micro_batches),
         algo_(make_collective(s.hw.collectives.inter_algorithm, s.hw.collectives.intra_algorithm)) {
     const auto& w = s.workload;
     tp_ = layout_group(s.hw, 1, static_cast<int>(w.tp));
@@ -135,7 +135,7 @@ class Executor {
     auto& ss = state_[static_cast<size_t>(s)];
     auto& times = result_.stages[static_cast<size_t>(s)];
     const int p = static_cast<int>(s_.plan.stages.size());
-    const int m = static_cast<int>(s_.plan.micro_batches);
+    const int m = static_cast<int>(m_);
     // Schedule: sequence of (forward?, micro-batch).
     std::vector<std::pair<bool, int>> order;
     if (s_.workload.schedule == Schedule::GPipe) {
@@ -217,6 +217,7 @@ class Executor {
   const Scenario& s_;
   StepOptions opt_;
   Platform& p_;
+  int64_t m_;
   std::unique_ptr<CollectiveAlgorithm> algo_;
   GroupLayout tp_, dp_, pp_;
   std::vector<StageState> state_;
@@ -227,8 +228,42 @@ class Executor {
 }  // namespace
 
 StepResult execute_step(const Scenario& s, const StepOptions& opt) {
-  Executor e(s, opt);
-  return e.run();
+  const int64_t m = s.plan.micro_batches;
+  const int64_t p = static_cast<int64_t>(s.plan.stages.size());
+  // 1F1B / GPipe are periodic once the pipeline is full: every extra micro-batch adds the
+  // same time to every stage. Beyond `cap` micro-batches, simulate cap - p and cap and
+  // extrapolate each stage's times linearly (exact in the steady state; the DP reduction
+  // and optimizer, which happen once, cancel out of the slope).
+  const int64_t cap = std::max<int64_t>(8, 2 * p + 4);
+  if (m <= cap) {
+    StepResult r = Executor(s, opt, m).run();
+    r.micro_batches_simulated = m;
+    return r;
+  }
+  StepOptions quiet = opt;
+  quiet.trace = false;
+  StepResult a = Executor(s, quiet, cap - p).run();
+  StepResult b = Executor(s, opt, cap).run();
+  const double k = static_cast<double>(m - cap) / static_cast<double>(p);
+  auto ext = [k](double x1, double x2) { return x2 + (x2 - x1) * k; };
+  for (size_t i = 0; i < b.stages.size(); ++i) {
+    auto &sa = a.stages[i], &sb = b.stages[i];
+    for (double StageTimes::*f : {&StageTimes::finish_s, &StageTimes::compute_s, &StageTimes::recompute_s,
+                                  &StageTimes::tp_comm_s, &StageTimes::pp_comm_s, &StageTimes::bubble_s,
+                                  &StageTimes::dp_exposed_s, &StageTimes::optimizer_s, &StageTimes::dp_comm_s})
+      sb.*f = ext(sa.*f, sb.*f);
+    for (size_t e = 0; e < sb.engine_s.size(); ++e) sb.engine_s[e] = ext(sa.engine_s[e], sb.engine_s[e]);
+  }
+  b.step_time_s = 0;
+  for (size_t i = 0; i < b.stages.size(); ++i)
+    if (b.stages[i].finish_s > b.step_time_s) {
+      b.step_time_s = b.stages[i].finish_s;
+      b.critical_stage = static_cast<int>(i);
+    }
+  b.ops_simulated += a.ops_simulated;
+  b.op_lookups += a.op_lookups;
+  b.micro_batches_simulated = cap;
+  return b;
 }
 
 }  // namespace trnsim

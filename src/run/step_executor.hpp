@@ -30,6 +30,7 @@ struct StepResult {
   int critical_stage = 0;
   std::vector<StageTimes> stages;
   size_t ops_simulated = 0, op_lookups = 0;
+  int64_t micro_batches_simulated = 0;  // < grad_accum when the steady state was extrapolated
   std::vector<TraceEvent> trace;
 };
 
