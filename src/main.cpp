@@ -18,13 +18,16 @@ const char* kUsage =
     "  run WORKLOAD.json        simulate one training step; report time, MFU, memory, cost\n"
     "  validate FILE.json...    strictly check hw / model / workload files\n"
     "  list                     list known hardware, models and workloads\n"
-    "  graph WORKLOAD.json      op counts, FLOPs and bytes of the step; --dot FILE\n";
+    "  graph WORKLOAD.json      op counts, FLOPs and bytes of the step; --dot FILE\n"
+    "  calibrate                fit the declared calibration parameters (results/published.json)\n"
+    "  reproduce                every published row: prediction vs publication -> results/\n";
 }
 
 int sc_main(int argc, char* argv[]) {
   using namespace trnsim;
   const std::map<std::string, int (*)(const ArgList&)> commands = {
-      {"run", cmd_run}, {"validate", cmd_validate}, {"list", cmd_list}, {"graph", cmd_graph}};
+      {"run", cmd_run},         {"validate", cmd_validate},   {"list", cmd_list},
+      {"graph", cmd_graph},     {"calibrate", cmd_calibrate}, {"reproduce", cmd_reproduce}};
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

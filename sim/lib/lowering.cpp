@@ -45,9 +45,12 @@ void merge_units(std::vector<Unit>& units) {
   units.swap(merged);
 }
 
-// Each DMA descriptor pays a fixed latency before its bytes move.
+// Each DMA descriptor pays a fixed latency before its bytes move; the core's DMA engines
+// work on independent descriptors in parallel, so n descriptors cost one latency plus
+// (n - 1) latencies shared among the engines.
 sc_core::sc_time dma_latency(const HwSpec& hw, int instrs) {
-  return sim_seconds(static_cast<double>(instrs) * hw.dma.latency_s);
+  if (instrs <= 0) return sc_core::SC_ZERO_TIME;
+  return sim_seconds(hw.dma.latency_s * (1.0 + static_cast<double>(instrs - 1) / hw.dma.engines));
 }
 
 std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
@@ -79,6 +82,12 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
     }
     return units;
   }
+  // Batched GEMMs of small matrices (attention heads): consecutive batch elements that
+  // fit a third of SBUF together form one unit, moved by one strided descriptor per operand.
+  const double per_elem = static_cast<double>((op.m * op.k + op.k * op.n + op.m * op.n) * dt);
+  const int64_t group = (op.batch > 1 && blocks == 1 && mchunks == 1)
+                            ? std::clamp<int64_t>(static_cast<int64_t>(third / per_elem), 1, op.batch)
+                            : 1;
   for (int64_t b = 0; b < op.batch; ++b)
     for (int64_t j = 0; j < blocks; ++j) {
       const int64_t nj = std::min(nb, op.n - j * nb);
@@ -95,6 +104,14 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
         u.store_bytes = static_cast<double>(mi * nj * dt);
         u.store_instrs = 1;
         u.evict_elems = static_cast<double>(mi * nj);
+        if (group > 1 && b % group != 0) {  // join the current group of batch elements
+          Unit& g = units.back();
+          g.tensor_cycles += u.tensor_cycles - hw.sram.access_overhead_cycles;
+          g.load_bytes += u.load_bytes;
+          g.store_bytes += u.store_bytes;
+          g.evict_elems += u.evict_elems;
+          continue;
+        }
         units.push_back(u);
       }
     }

@@ -10,5 +10,7 @@ int cmd_run(const ArgList& args);
 int cmd_validate(const ArgList& args);
 int cmd_list(const ArgList& args);
 int cmd_graph(const ArgList& args);
+int cmd_calibrate(const ArgList& args);
+int cmd_reproduce(const ArgList& args);
 
 }  // namespace trnsim

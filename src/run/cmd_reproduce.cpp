@@ -1,0 +1,52 @@
+// cmd_reproduce.cpp — the `calibrate` and `reproduce` subcommands.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "cli_args.hpp"
+#include "commands.hpp"
+#include "reproduction.hpp"
+#include "scenario.hpp"
+
+namespace trnsim {
+namespace {
+void write(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) throw UsageError("cannot write " + path);
+  out << text;
+  std::cout << "wrote " << path << "\n";
+}
+}  // namespace
+
+int cmd_calibrate(const ArgList& argv) {
+  Args a("calibrate", "[options]",
+         "Fit the declared calibration parameters (one per hardware family, on one row each) listed in\n"
+         "results/published.json, and write results/calibration.{md,json}.");
+  a.option("published", "results/published.json", "published figures and calibration declarations")
+      .option("out", "results", "directory for calibration.md / calibration.json")
+      .flag("apply", "write the fitted values into the hw files named in the declaration");
+  if (!a.parse(argv)) return 0;
+  auto c = run_calibration(a.get("published"), a.has("apply"));
+  write(a.get("out") + "/calibration.json", c.dump(2) + "\n");
+  write(a.get("out") + "/calibration.md", calibration_markdown(c));
+  return 0;
+}
+
+int cmd_reproduce(const ArgList& argv) {
+  Args a("reproduce", "[options]",
+         "Simulate every published configuration and write results/reproduction.{md,json}: prediction\n"
+         "beside publication, error, scaling efficiency from the predictions, tokens per $, and R3's\n"
+         "trn1-vs-p4d cost comparison.");
+  a.option("published", "results/published.json", "published figures (comparison only)")
+      .option("out", "results", "output directory");
+  if (!a.parse(argv)) return 0;
+  auto r = run_reproduction(a.get("published"));
+  write(a.get("out") + "/reproduction.json", r.dump(2) + "\n");
+  write(a.get("out") + "/reproduction.md", reproduction_markdown(r));
+  std::cout << fmt::format("mean absolute error over prediction rows: {:.1f}%\n",
+                           r["mean_abs_error_pct_predictions"].get<double>());
+  return 0;
+}
+
+}  // namespace trnsim

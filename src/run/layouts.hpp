@@ -1,0 +1,26 @@
+// layouts.hpp — enumerates parallel layouts of a model on a cluster: TP dividing heads
+// and within a node, PP dividing layers, DP the rest, micro-batch sizes, checkpointing,
+// ZeRO and fusion. Used by `sweep` and by the reproduction's best-p4d search.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "workload.hpp"
+
+namespace trnsim {
+
+struct LayoutSpace {
+  std::string model, hw;
+  int64_t nodes = 1, seq_len = 2048, global_batch = 1024;
+  std::vector<int64_t> micro_batches{1, 2, 4};
+  std::vector<Checkpointing> checkpointing{Checkpointing::None, Checkpointing::Selective, Checkpointing::Full};
+  std::vector<int> zero{0, 1};
+  std::vector<bool> fused{true, false};
+  Precision precision = Precision::BF16_SR;
+};
+
+// Every combination that passes the structural checks (divisibility); memory is checked later.
+std::vector<Workload> enumerate_layouts(const LayoutSpace& space);
+std::string layout_id(const Workload& w);
+
+}  // namespace trnsim
