@@ -160,6 +160,7 @@ TEST_CASE("memory per core matches hand calculations", "[graph][memory]") {
     auto w = workload("bert-1.5b", "dl1.24xlarge", 1, 1, 1, 8, 16, 3072, 128);
     w.zero = 1;
     w.precision = Precision::MixedBF16;
+    w.fp32_grads = true;  // Megatron-style FP32 main grads
     auto plan = build_step_plan(m, w);
     const auto mem = memory_per_stage(m, w, plan);
     const auto& b = mem.front();

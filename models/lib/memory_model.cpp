@@ -45,7 +45,7 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
 std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload& w, const StepPlan& plan) {
   std::vector<MemoryBreakdown> out;
   const int pbytes = w.precision == Precision::FP32 ? 4 : 2;
-  const int gbytes = w.precision == Precision::BF16_SR ? 2 : 4;
+  const int gbytes = w.grad_bytes();
   const int64_t mbs = plan.micro_batches;
   for (const auto& st : plan.stages) {
     MemoryBreakdown b;

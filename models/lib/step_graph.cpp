@@ -129,7 +129,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   plan.micro_batches = w.grad_accum();
   const int64_t per_stage = stage_layers(m, w);
   const bool sp = w.sequence_parallel;
-  const int grad_bytes = w.precision == Precision::BF16_SR ? 2 : 4;
+  const int grad_bytes = w.grad_bytes();
   double fwd_bwd_flops = 0, recompute_flops = 0;
 
   for (int s = 0; s < w.pp; ++s) {

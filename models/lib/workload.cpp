@@ -63,6 +63,10 @@ Workload load_workload(const std::string& file) {
   }
   std::string prec = r.choice("precision", {"bf16-sr", "mixed-bf16", "fp32"});
   w.precision = prec == "bf16-sr" ? Precision::BF16_SR : prec == "mixed-bf16" ? Precision::MixedBF16 : Precision::FP32;
+  const std::string gdef = w.precision == Precision::BF16_SR ? "bf16" : "fp32";
+  w.fp32_grads = r.choice_or("grad_dtype", gdef, {"bf16", "fp32"}) == "fp32";
+  if (w.precision == Precision::FP32 && !w.fp32_grads)
+    r.fail("grad_dtype", "fp32 training keeps fp32 gradients; remove grad_dtype or set \"fp32\"");
   std::string ck = r.choice("checkpointing", {"none", "selective", "full"});
   w.checkpointing = ck == "none" ? Checkpointing::None : ck == "selective" ? Checkpointing::Selective : Checkpointing::Full;
   {

@@ -27,6 +27,10 @@ struct Workload {
   Schedule schedule = Schedule::OneF1B;
   int64_t micro_batch = 1, global_batch = 1, seq_len = 0;
   Precision precision = Precision::BF16_SR;
+  // Gradient buffers and their DP reduction: BF16 for bf16-sr; for mixed-bf16 FP32 main
+  // grads (Megatron-LM) unless the framework keeps BF16 grads (DeepSpeed bf16 default).
+  bool fp32_grads = false;
+  int grad_bytes() const { return fp32_grads ? 4 : 2; }
   Checkpointing checkpointing = Checkpointing::None;
   bool fused_qkv = true, fused_gate_up = true;
   bool overlap_dp = true;      // DP gradient reduction overlapped with backward, bucket by bucket

@@ -43,6 +43,7 @@ std::vector<Workload> enumerate_layouts(const LayoutSpace& sp) {
               w.global_batch = sp.global_batch;
               w.seq_len = sp.seq_len;
               w.precision = sp.precision;
+              w.fp32_grads = sp.precision != Precision::BF16_SR;
               w.checkpointing = ck;
               w.fused_qkv = w.fused_gate_up = fused;
               w.name = layout_id(w);

@@ -33,6 +33,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"grad_accum", w.grad_accum()},
                    {"seq_len", w.seq_len},
                    {"precision", to_string(w.precision)},
+                   {"grad_dtype", w.fp32_grads ? "fp32" : "bf16"},
                    {"checkpointing", to_string(w.checkpointing)},
                    {"fused_qkv", w.fused_qkv},
                    {"fused_gate_up", w.fused_gate_up},
