@@ -20,14 +20,17 @@ const char* kUsage =
     "  list                     list known hardware, models and workloads\n"
     "  graph WORKLOAD.json      op counts, FLOPs and bytes of the step; --dot FILE\n"
     "  calibrate                fit the declared calibration parameters (results/published.json)\n"
-    "  reproduce                every published row: prediction vs publication -> results/\n";
+    "  reproduce                every published row: prediction vs publication -> results/\n"
+    "  sweep                    all valid layouts in worker processes; CSV/JSON/Markdown, Pareto front\n"
+    "  merge PART.json...       combine sweep shards\n";
 }
 
 int sc_main(int argc, char* argv[]) {
   using namespace trnsim;
   const std::map<std::string, int (*)(const ArgList&)> commands = {
       {"run", cmd_run},         {"validate", cmd_validate},   {"list", cmd_list},
-      {"graph", cmd_graph},     {"calibrate", cmd_calibrate}, {"reproduce", cmd_reproduce}};
+      {"graph", cmd_graph},     {"calibrate", cmd_calibrate}, {"reproduce", cmd_reproduce},
+      {"sweep", cmd_sweep},     {"merge", cmd_merge}};
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

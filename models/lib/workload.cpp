@@ -82,3 +82,25 @@ Workload load_workload(const std::string& file) {
 }
 
 }  // namespace trnsim
+
+namespace trnsim {
+
+std::string workload_to_json(const Workload& w) {
+  nlohmann::ordered_json j;
+  j["name"] = w.name;
+  if (!w.description.empty()) j["description"] = w.description;
+  j["model"] = w.model;
+  j["hw"] = w.hw;
+  j["nodes"] = w.nodes;
+  j["parallel"] = {{"tp", w.tp}, {"pp", w.pp}, {"dp", w.dp}, {"sequence_parallel", w.sequence_parallel},
+                   {"zero", w.zero}, {"schedule", to_string(w.schedule)}, {"overlap_dp", w.overlap_dp}};
+  j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
+  j["precision"] = to_string(w.precision);
+  j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
+  j["checkpointing"] = to_string(w.checkpointing);
+  j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}};
+  j["price_plan"] = to_string(w.price_plan);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace trnsim

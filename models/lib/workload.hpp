@@ -42,5 +42,7 @@ struct Workload {
 };
 
 Workload load_workload(const std::string& file);
+// The inverse of load_workload: a JSON document that loads back to the same Workload.
+std::string workload_to_json(const Workload& w);
 
 }  // namespace trnsim

@@ -145,6 +145,12 @@ HwSpec load_hw_spec(const std::string& file) {
     p.ignore("notes");
     p.finish();
   }
+  {
+    auto n = r.child("numerics");
+    h.stochastic_rounding = n.boolean("stochastic_rounding");
+    require_source(n);
+    n.finish();
+  }
   r.finish();
   if (h.collectives.intra_algorithm == "direct" && h.intra.topology != Topology::AllToAll &&
       h.intra.topology != Topology::Switch)

@@ -84,6 +84,7 @@ struct HwSpec {
   InterNodeSpec inter;
   CollectiveSpec collectives;
   PriceSpec price;
+  bool stochastic_rounding = false;  // BF16 weights without FP32 master copies (bf16-sr)
 
   int cores_per_node() const { return chips_per_node * cores_per_chip; }
   Bytes hbm_per_core() const { return hbm.capacity_per_chip * (hbm.usable_fraction / cores_per_chip); }

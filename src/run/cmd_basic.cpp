@@ -7,7 +7,10 @@
 #include <iostream>
 #include <map>
 
+#include <unistd.h>
+
 #include "cli_args.hpp"
+#include "platform.hpp"
 #include "commands.hpp"
 #include "report.hpp"
 #include "scenario.hpp"
@@ -31,6 +34,7 @@ int cmd_run(const ArgList& argv) {
   a.option("format", "text", "output format: text | json | md")
       .option("trace", "", "write a Chrome/Perfetto trace-event JSON of the step to FILE")
       .option("output", "", "write the report to FILE instead of stdout")
+      .option("op-cache", "", "op-timing cache file: read before, extended after (shared by sweep workers)")
       .option("data-dir", "", "directory holding hw/ and models/ (default: the source tree)");
   if (!a.parse(argv)) return 0;
   if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
@@ -41,7 +45,10 @@ int cmd_run(const ArgList& argv) {
   Scenario s = load_scenario(a.positional()[0]);
   StepOptions opt;
   opt.trace = a.has("trace");
+  OpTimer& timer = Platform::instance().timer();
+  if (a.has("op-cache")) timer.load_cache(a.get("op-cache"));
   StepResult r = execute_step(s, opt);
+  if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
   if (opt.trace) write_file(a.get("trace"), trace_json(r.trace, s.workload.name));
   const std::string text = render(report, fmt_name);

@@ -12,5 +12,7 @@ int cmd_list(const ArgList& args);
 int cmd_graph(const ArgList& args);
 int cmd_calibrate(const ArgList& args);
 int cmd_reproduce(const ArgList& args);
+int cmd_sweep(const ArgList& args);
+int cmd_merge(const ArgList& args);
 
 }  // namespace trnsim

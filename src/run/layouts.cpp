@@ -10,7 +10,7 @@
 namespace trnsim {
 
 std::string layout_id(const Workload& w) {
-  return fmt::format("{}-{}n-tp{}-pp{}-dp{}-mb{}-{}-z{}-{}", w.model, w.nodes, w.tp, w.pp, w.dp, w.micro_batch,
+  return fmt::format("{}-{}-{}n-tp{}-pp{}-dp{}-mb{}-{}-z{}-{}", w.model, w.hw, w.nodes, w.tp, w.pp, w.dp, w.micro_batch,
                      to_string(w.checkpointing), w.zero, w.fused_qkv ? "fused" : "unfused");
 }
 

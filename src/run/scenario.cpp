@@ -41,6 +41,8 @@ void validate_against_hw(const Workload& w, const HwSpec& hw) {
   if (w.tp > hw.cores_per_node())
     fail("/parallel/tp", fmt::format("tp {} exceeds the {} cores of one {} node; tensor parallelism stays inside a node",
                                      w.tp, hw.cores_per_node(), hw.instance));
+  if (w.precision == Precision::BF16_SR && !hw.stochastic_rounding)
+    fail("/precision", fmt::format("{} has no hardware stochastic rounding; use \"mixed-bf16\"", hw.instance));
   if (hw.cores_per_node() % w.tp != 0)
     fail("/parallel/tp", fmt::format("tp {} must divide the {} cores per node", w.tp, hw.cores_per_node()));
 }

@@ -1,0 +1,116 @@
+// cmd_sweep.cpp — the `sweep` and `merge` subcommands.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "cli_args.hpp"
+#include "scenario.hpp"
+#include "commands.hpp"
+#include "sweep.hpp"
+#include "trnsim/json_reader.hpp"
+
+namespace trnsim {
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void write_outputs(const nlohmann::json& doc, const std::string& prefix) {
+  std::ofstream(prefix + ".json") << doc.dump(2) << "\n";
+  std::ofstream(prefix + ".csv") << sweep_csv(doc);
+  std::ofstream(prefix + ".md") << sweep_markdown(doc);
+  std::cout << fmt::format("wrote {0}.json {0}.csv {0}.md\n", prefix);
+}
+
+void print_summary(const nlohmann::json& doc) {
+  std::cout << fmt::format("{} enumerated, {} simulated, {} failed", doc["enumerated"].get<size_t>(),
+                           doc["rows"].size() + doc["failed"].size(), doc["failed"].size());
+  if (doc["stats"].contains("configs_per_s"))
+    std::cout << fmt::format(", {:.1f} configs/s with {} workers", doc["stats"]["configs_per_s"].get<double>(),
+                             doc["stats"]["workers"].get<int>());
+  std::cout << "\n";
+  if (!doc["best"].is_null())
+    std::cout << fmt::format("best: {} — {:.0f} tokens/s, {:.4f} $/M tokens\n", doc["best"]["id"].get<std::string>(),
+                             doc["best"]["tokens_per_s"].get<double>(),
+                             doc["best"]["usd_per_million_tokens_on_demand"].get<double>());
+}
+
+}  // namespace
+
+int cmd_sweep(const ArgList& argv) {
+  Args a("sweep", "--model M --hw H[,H...] --nodes N[,N...] [options]",
+         "Enumerate every valid parallel layout (TP dividing heads within a node, PP dividing layers, DP the\n"
+         "rest; micro-batch, recompute, ZeRO, fusion), drop those that do not fit (reasons counted), simulate\n"
+         "the rest in worker processes, and write CSV, JSON and Markdown sorted by throughput with the Pareto\n"
+         "front of time-to-train vs cost marked.");
+  const unsigned hc = std::thread::hardware_concurrency();
+  a.option("model", "", "model name (models/<name>.json)")
+      .option("hw", "", "comma-separated instance names (hw/<name>.json)")
+      .option("nodes", "", "comma-separated node counts")
+      .option("seq", "4096", "sequence length (tokens)")
+      .option("global-batch", "1024", "global batch (sequences)")
+      .option("micro-batches", "1,2,4", "micro-batch sizes to try")
+      .option("train-tokens", "1e12", "tokens of the training run for time/cost-to-train")
+      .option("workers", std::to_string(hc ? hc : 1), "worker processes in parallel")
+      .option("timeout", "120", "seconds before a configuration is recorded as failed")
+      .option("shard", "1/1", "run only slice K of N (K/N) of the configurations; combine with `trnsim merge`")
+      .option("op-cache", "", "shared op-timing cache file (read by every worker, extended at the end)")
+      .option("out", "sweep", "output prefix: writes PREFIX.json, PREFIX.csv, PREFIX.md")
+      .option("data-dir", "", "directory holding hw/ and models/");
+  if (!a.parse(argv)) return 0;
+  if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
+  for (const char* req : {"model", "hw", "nodes"})
+    if (a.get(req).empty()) throw UsageError(fmt::format("trnsim sweep: --{} is required; see --help", req));
+  SweepOptions o;
+  o.space.model = a.get("model");
+  o.space.seq_len = static_cast<int64_t>(a.number("seq"));
+  o.space.global_batch = static_cast<int64_t>(a.number("global-batch"));
+  o.space.micro_batches.clear();
+  for (const auto& m : split(a.get("micro-batches"))) o.space.micro_batches.push_back(std::stoll(m));
+  o.hws = split(a.get("hw"));
+  for (const auto& n : split(a.get("nodes"))) {
+    try {
+      o.nodes.push_back(std::stoll(n));
+    } catch (const std::exception&) {
+      throw UsageError("trnsim sweep: --nodes expects comma-separated integers, got \"" + n + "\"");
+    }
+    if (o.nodes.back() < 1) throw UsageError("trnsim sweep: --nodes must be positive");
+  }
+  o.workers = static_cast<int>(a.number("workers"));
+  o.timeout_s = a.number("timeout");
+  o.train_tokens = a.number("train-tokens");
+  o.op_cache = a.get("op-cache");
+  if (std::sscanf(a.get("shard").c_str(), "%d/%d", &o.shard_index, &o.shard_count) != 2 || o.shard_index < 1 ||
+      o.shard_index > o.shard_count)
+    throw UsageError("trnsim sweep: --shard must be K/N with 1 <= K <= N");
+  o.progress = isatty(2);
+  auto doc = run_sweep(o);
+  write_outputs(doc, a.get("out"));
+  print_summary(doc);
+  return 0;
+}
+
+int cmd_merge(const ArgList& argv) {
+  Args a("merge", "PART.json... [--out PREFIX]", "Combine sweep shards (JSON outputs of `trnsim sweep --shard`) into one.");
+  a.option("out", "sweep", "output prefix");
+  if (!a.parse(argv)) return 0;
+  if (a.positional().empty()) throw UsageError("trnsim merge: give the shard JSON files");
+  std::vector<nlohmann::json> parts;
+  for (const auto& f : a.positional()) parts.push_back(load_json_file(f));
+  auto doc = merge_sweeps(parts);
+  write_outputs(doc, a.get("out"));
+  print_summary(doc);
+  return 0;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,251 @@
+// sweep.cpp — see sweep.hpp.
+#include "sweep.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "scenario.hpp"
+#include "trnsim/error.hpp"
+#include "worker_pool.hpp"
+
+namespace trnsim {
+namespace {
+
+nlohmann::json row_from_report(const nlohmann::json& r, double train_tokens) {
+  const auto& w = r["workload"];
+  const double tps = r["throughput"]["tokens_per_s"].get<double>();
+  const double days = train_tokens / tps / 86400.0;
+  const double cluster_h = r["cost"]["on_demand"]["usd_per_cluster_hour"].get<double>();
+  return {{"id", w["name"]},
+          {"hw", w["hw"]},
+          {"nodes", w["nodes"]},
+          {"tp", w["tp"]},
+          {"pp", w["pp"]},
+          {"dp", w["dp"]},
+          {"micro_batch", w["micro_batch"]},
+          {"checkpointing", w["checkpointing"]},
+          {"zero", w["zero"]},
+          {"fused", w["fused_qkv"]},
+          {"step_time_s", r["step"]["step_time_s"]},
+          {"sequences_per_s", r["throughput"]["sequences_per_s"]},
+          {"tokens_per_s", tps},
+          {"mfu", r["throughput"]["mfu"]},
+          {"memory_per_core_gib", r["memory_per_core_gib"]["total"]},
+          {"usd_per_million_tokens_on_demand", r["cost"]["on_demand"]["usd_per_million_tokens"]},
+          {"usd_per_million_tokens_reserved", r["cost"]["reserved"]["usd_per_million_tokens"]},
+          {"days_to_train", days},
+          {"usd_to_train_on_demand", days * 24 * cluster_h}};
+}
+
+std::string reason_of(const std::string& message) {
+  if (message.find("does not fit in HBM") != std::string::npos) return "does not fit in HBM";
+  auto first = message.find(": /");
+  if (first == std::string::npos) return message;
+  auto colon = message.find(": ", first + 2);
+  return "invalid " + message.substr(first + 2, colon == std::string::npos ? std::string::npos : colon - first - 2);
+}
+
+// Workers write the ops they simulated to CACHE.<pid>; fold them into CACHE (first entry
+// of a key wins: entries are exact, so any copy is the same answer).
+void merge_op_caches(const std::string& cache) {
+  namespace fs = std::filesystem;
+  const fs::path base(cache);
+  std::map<std::string, std::string> entries;
+  auto read = [&](const fs::path& p) {
+    std::ifstream in(p);
+    std::string line;
+    while (std::getline(in, line)) {
+      auto sp = line.find(' ');
+      if (sp != std::string::npos) entries.emplace(line.substr(0, sp), line);
+    }
+  };
+  if (fs::exists(base)) read(base);
+  const fs::path dir = base.has_parent_path() ? base.parent_path() : fs::path(".");
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind(base.filename().string() + ".", 0) == 0) {
+      read(e.path());
+      fs::remove(e.path());
+    }
+  std::ofstream out(cache + ".tmp");
+  for (const auto& [k, line] : entries) out << line << "\n";
+  out.close();
+  fs::rename(cache + ".tmp", cache);
+}
+
+}  // namespace
+
+nlohmann::json run_sweep(const SweepOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Workload> all;
+  for (const auto& hw : o.hws)
+    for (int64_t n : o.nodes) {
+      LayoutSpace sp = o.space;
+      sp.hw = hw;
+      sp.nodes = n;
+      sp.precision = load_hw_spec(hw_path(hw)).stochastic_rounding ? Precision::BF16_SR : Precision::MixedBF16;
+      for (auto& w : enumerate_layouts(sp)) all.push_back(w);
+    }
+  nlohmann::json doc;
+  doc["enumerated"] = all.size();
+  std::map<std::string, int> rejected;
+  std::vector<Workload> todo;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (static_cast<int>(i % static_cast<size_t>(o.shard_count)) != o.shard_index - 1) continue;
+    try {
+      Scenario s = make_scenario(all[i], true);
+      if (!s.fits) {
+        ++rejected[reason_of(s.memory_error)];
+        continue;
+      }
+      todo.push_back(all[i]);
+    } catch (const ConfigError& e) {
+      ++rejected[reason_of(e.what())];
+    }
+  }
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("trnsim-sweep-{}", getpid());
+  std::filesystem::create_directories(dir);
+  std::vector<Job> jobs;
+  const std::string exe = self_executable();
+  for (const auto& w : todo) {
+    const std::string base = (dir / w.name).string();
+    std::ofstream(base + ".json") << workload_to_json(w);
+    Job j;
+    j.argv = {exe, "run", base + ".json", "--format", "json", "--data-dir", data_dir()};
+    if (!o.op_cache.empty()) j.argv.insert(j.argv.end(), {"--op-cache", o.op_cache});
+    j.stdout_file = base + ".out";
+    j.stderr_file = base + ".err";
+    jobs.push_back(j);
+  }
+  auto progress = [&](size_t done, size_t total) {
+    if (!o.progress) return;
+    const int width = 40, fill = static_cast<int>(width * done / std::max<size_t>(total, 1));
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu configs", std::string(static_cast<size_t>(fill), '#').c_str(),
+                 std::string(static_cast<size_t>(width - fill), '.').c_str(), done, total);
+    if (done == total) std::fputc('\n', stderr);
+  };
+  auto results = run_jobs(jobs, o.workers, o.timeout_s, progress);
+  nlohmann::json rows = nlohmann::json::array(), failed = nlohmann::json::array();
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (results[i].exit_code == 0) {
+      try {
+        std::ifstream in(jobs[i].stdout_file);
+        rows.push_back(row_from_report(nlohmann::json::parse(in), o.train_tokens));
+        continue;
+      } catch (const std::exception& e) {
+        results[i].error = std::string("unreadable report: ") + e.what();
+      }
+    }
+    failed.push_back({{"id", todo[i].name}, {"exit_code", results[i].exit_code}, {"error", results[i].error}});
+  }
+  std::filesystem::remove_all(dir);
+  if (!o.op_cache.empty()) merge_op_caches(o.op_cache);
+  doc["rejected"] = rejected;
+  doc["failed"] = failed;
+  doc["rows"] = rows;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  doc["stats"] = {{"simulated", jobs.size()},
+                  {"wall_s", wall},
+                  {"workers", o.workers},
+                  {"configs_per_s", jobs.empty() ? 0.0 : jobs.size() / wall},
+                  {"shard", fmt::format("{}/{}", o.shard_index, o.shard_count)},
+                  {"train_tokens", o.train_tokens}};
+  finalize_sweep(doc);
+  return doc;
+}
+
+void finalize_sweep(nlohmann::json& doc) {
+  auto& rows = doc["rows"];
+  std::vector<nlohmann::json> v(rows.begin(), rows.end());
+  std::sort(v.begin(), v.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    const double ta = a["tokens_per_s"].get<double>(), tb = b["tokens_per_s"].get<double>();
+    if (ta != tb) return ta > tb;
+    return a["id"].get<std::string>() < b["id"].get<std::string>();
+  });
+  // Pareto front: no other row is both faster to train and cheaper.
+  for (auto& r : v) {
+    bool dominated = false;
+    for (const auto& q : v)
+      if (q["days_to_train"].get<double>() <= r["days_to_train"].get<double>() &&
+          q["usd_to_train_on_demand"].get<double>() <= r["usd_to_train_on_demand"].get<double>() &&
+          (q["days_to_train"] != r["days_to_train"] || q["usd_to_train_on_demand"] != r["usd_to_train_on_demand"])) {
+        dominated = true;
+        break;
+      }
+    r["pareto"] = !dominated;
+  }
+  rows = v;
+  doc["best"] = v.empty() ? nlohmann::json() : v.front();
+}
+
+nlohmann::json merge_sweeps(const std::vector<nlohmann::json>& parts) {
+  nlohmann::json doc;
+  doc["rows"] = nlohmann::json::array();
+  doc["failed"] = nlohmann::json::array();
+  std::map<std::string, int> rejected;
+  size_t enumerated = 0, simulated = 0;
+  double wall = 0;
+  for (const auto& p : parts) {
+    for (const auto& r : p["rows"]) doc["rows"].push_back(r);
+    for (const auto& f : p["failed"]) doc["failed"].push_back(f);
+    for (auto it = p["rejected"].begin(); it != p["rejected"].end(); ++it) rejected[it.key()] += it.value().get<int>();
+    enumerated = std::max(enumerated, p["enumerated"].get<size_t>());
+    simulated += p["stats"]["simulated"].get<size_t>();
+    wall += p["stats"]["wall_s"].get<double>();
+  }
+  doc["enumerated"] = enumerated;
+  doc["rejected"] = rejected;
+  doc["stats"] = {{"simulated", simulated}, {"wall_s_summed", wall}, {"merged_parts", parts.size()},
+                  {"train_tokens", parts.empty() ? 1e12 : parts.front()["stats"]["train_tokens"].get<double>()}};
+  finalize_sweep(doc);
+  return doc;
+}
+
+std::string sweep_csv(const nlohmann::json& doc) {
+  static const char* cols[] = {"id", "hw", "nodes", "tp", "pp", "dp", "micro_batch", "checkpointing", "zero", "fused",
+                               "step_time_s", "sequences_per_s", "tokens_per_s", "mfu", "memory_per_core_gib",
+                               "usd_per_million_tokens_on_demand", "usd_per_million_tokens_reserved", "days_to_train",
+                               "usd_to_train_on_demand", "pareto"};
+  std::string o;
+  for (size_t i = 0; i < std::size(cols); ++i) o += std::string(i ? "," : "") + cols[i];
+  o += "\n";
+  for (const auto& r : doc["rows"]) {
+    for (size_t i = 0; i < std::size(cols); ++i) {
+      const auto& v = r[cols[i]];
+      o += (i ? "," : "") + (v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    o += "\n";
+  }
+  return o;
+}
+
+std::string sweep_markdown(const nlohmann::json& doc, size_t max_rows) {
+  std::string o = fmt::format(
+      "{} layouts enumerated, {} simulated, {} failed; rejected before simulating:", doc["enumerated"].get<size_t>(),
+      doc["rows"].size() + doc["failed"].size(), doc["failed"].size());
+  for (auto it = doc["rejected"].begin(); it != doc["rejected"].end(); ++it)
+    o += fmt::format(" {} x {};", it.value().get<int>(), it.key());
+  o += fmt::format("\n\nTime and cost to train on {:.3g} tokens (on-demand prices). ★ = Pareto front of time vs cost.\n\n",
+                   doc["stats"]["train_tokens"].get<double>());
+  o += "| # | hw | nodes | TP | PP | DP | mb | recompute | ZeRO | fused | step (s) | tokens/s | MFU | GiB/core | $/M tokens | days | $ to train | |\n";
+  o += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  size_t i = 0;
+  for (const auto& r : doc["rows"]) {
+    if (++i > max_rows && !r["pareto"].get<bool>()) continue;
+    o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3f} | {:.0f} | {:.1f}% | {:.1f} | {:.4f} | {:.1f} | {:.3g} | {} |\n", i,
+                     r["hw"].get<std::string>(), r["nodes"].get<int64_t>(), r["tp"].get<int64_t>(), r["pp"].get<int64_t>(),
+                     r["dp"].get<int64_t>(), r["micro_batch"].get<int64_t>(), r["checkpointing"].get<std::string>(),
+                     r["zero"].get<int>(), r["fused"].get<bool>() ? "yes" : "no", r["step_time_s"].get<double>(),
+                     r["tokens_per_s"].get<double>(), 100 * r["mfu"].get<double>(), r["memory_per_core_gib"].get<double>(),
+                     r["usd_per_million_tokens_on_demand"].get<double>(), r["days_to_train"].get<double>(),
+                     r["usd_to_train_on_demand"].get<double>(), r["pareto"].get<bool>() ? "★" : "");
+  }
+  return o;
+}
+
+}  // namespace trnsim

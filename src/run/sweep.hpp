@@ -1,0 +1,32 @@
+// sweep.hpp — all valid parallel layouts of a model on one or more cluster sizes: drop
+// those that do not fit (counting reasons), simulate the rest in worker processes, sort
+// by throughput and mark the Pareto front of time-to-train vs cost-to-train.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "layouts.hpp"
+
+namespace trnsim {
+
+struct SweepOptions {
+  LayoutSpace space;              // nodes, hw and precision fields ignored; see below
+  std::vector<std::string> hws;   // precision per hw: bf16-sr where stochastic rounding exists, else mixed-bf16
+  std::vector<int64_t> nodes;
+  int workers = 1;
+  double timeout_s = 120;
+  int shard_index = 1, shard_count = 1;  // run configs i with i % count == index - 1
+  double train_tokens = 1e12;     // for time-to-train and cost-to-train
+  std::string op_cache;           // shared op-timing cache file ("" = none)
+  bool progress = false;
+};
+
+nlohmann::json run_sweep(const SweepOptions& o);
+// Sorts rows (throughput, then id: independent of worker count) and marks the Pareto front.
+void finalize_sweep(nlohmann::json& doc);
+nlohmann::json merge_sweeps(const std::vector<nlohmann::json>& parts);
+std::string sweep_csv(const nlohmann::json& doc);
+std::string sweep_markdown(const nlohmann::json& doc, size_t max_rows = 40);
+
+}  // namespace trnsim
