@@ -22,7 +22,8 @@ const char* kUsage =
     "  calibrate                fit the declared calibration parameters (results/published.json)\n"
     "  reproduce                every published row: prediction vs publication -> results/\n"
     "  sweep                    all valid layouts in worker processes; CSV/JSON/Markdown, Pareto front\n"
-    "  merge PART.json...       combine sweep shards\n";
+    "  merge PART.json...       combine sweep shards\n"
+    "  campaign WORKLOAD.json   whole training run with failures: goodput, days, node-hours, cost\n";
 }
 
 int sc_main(int argc, char* argv[]) {
@@ -30,7 +31,7 @@ int sc_main(int argc, char* argv[]) {
   const std::map<std::string, int (*)(const ArgList&)> commands = {
       {"run", cmd_run},         {"validate", cmd_validate},   {"list", cmd_list},
       {"graph", cmd_graph},     {"calibrate", cmd_calibrate}, {"reproduce", cmd_reproduce},
-      {"sweep", cmd_sweep},     {"merge", cmd_merge}};
+      {"sweep", cmd_sweep},     {"merge", cmd_merge},         {"campaign", cmd_campaign}};
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -14,5 +14,6 @@ int cmd_calibrate(const ArgList& args);
 int cmd_reproduce(const ArgList& args);
 int cmd_sweep(const ArgList& args);
 int cmd_merge(const ArgList& args);
+int cmd_campaign(const ArgList& args);
 
 }  // namespace trnsim
