@@ -37,6 +37,26 @@ const char* to_string(Group g);
 const char* to_string(Phase p);
 const char* to_string(DType d);
 
+// The fields that decide an op's timing, as a cheap hashable value (no strings).
+struct OpShape {
+  int kind, engine, dtype, inputs, passes, transcendental;
+  int64_t batch, m, k, n, elements, row;
+  bool operator==(const OpShape& o) const {
+    return kind == o.kind && engine == o.engine && dtype == o.dtype && inputs == o.inputs && passes == o.passes &&
+           transcendental == o.transcendental && batch == o.batch && m == o.m && k == o.k && n == o.n &&
+           elements == o.elements && row == o.row;
+  }
+};
+struct OpShapeHash {
+  size_t operator()(const OpShape& s) const {
+    uint64_t h = 1469598103934665603ULL;
+    for (int64_t v : {int64_t(s.kind), int64_t(s.engine), int64_t(s.dtype), int64_t(s.inputs), int64_t(s.passes),
+                      int64_t(s.transcendental), s.batch, s.m, s.k, s.n, s.elements, s.row})
+      h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ULL;
+    return static_cast<size_t>(h);
+  }
+};
+
 struct Op {
   OpKind kind = OpKind::Elementwise;
   Engine engine = Engine::Vector;  // the engine class that bounds it
@@ -67,6 +87,10 @@ struct Op {
   bool is_collective() const { return engine == Engine::Collective; }
   // Identical ops (same work on the same hardware) share a key, so timing can be memoised.
   std::string shape_key() const;
+  OpShape shape() const {
+    return {static_cast<int>(kind), static_cast<int>(engine), static_cast<int>(dtype), inputs, passes,
+            transcendental ? 1 : 0, batch, m, k, n, elements, row};
+  }
 };
 
 }  // namespace trnsim

@@ -131,6 +131,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   const bool sp = w.sequence_parallel;
   const int grad_bytes = w.grad_bytes();
   double fwd_bwd_flops = 0, recompute_flops = 0;
+  plan.stages.reserve(static_cast<size_t>(w.pp));
 
   for (int s = 0; s < w.pp; ++s) {
     StageProgram st;

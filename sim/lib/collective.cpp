@@ -1,6 +1,7 @@
 // collective.cpp — shared phases and the by-name factory (see collective.hpp).
 #include "collective.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace trnsim {
@@ -17,6 +18,11 @@ std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name, co
 
 namespace phase {
 
+void ring_steps(Fabric& f, const PathCost& path, Bytes chunk, int steps) {
+  const int bookings = std::min(steps, kMaxBookings);
+  for (int b = 0; b < bookings; ++b) f.send(path, chunk, steps / bookings + (b < steps % bookings ? 1 : 0));
+}
+
 void intra(Fabric& f, const GroupLayout& g, Bytes size, bool direct) {
   if (g.local <= 1) return;
   const Bytes chunk = size / g.local;
@@ -24,13 +30,13 @@ void intra(Fabric& f, const GroupLayout& g, Bytes size, bool direct) {
     f.send(g.intra_direct, chunk);
     return;
   }
-  for (int s = 0; s < g.local - 1; ++s) f.send(g.intra_ring, chunk);
+  ring_steps(f, g.intra_ring, chunk, g.local - 1);
 }
 
 void inter(Fabric& f, const GroupLayout& g, Bytes size) {
   if (g.nodes <= 1) return;
   const Bytes chunk = size / g.nodes;
-  for (int s = 0; s < g.nodes - 1; ++s) f.send(g.inter_ring, chunk);
+  ring_steps(f, g.inter_ring, chunk, g.nodes - 1);
 }
 
 }  // namespace phase

@@ -31,6 +31,11 @@ std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name, co
 
 // Phases shared by the implementations.
 namespace phase {
+// A ring phase of `steps` steps of `chunk` on `path`, booked in at most kMaxBookings
+// transactions, so simulation cost does not grow with the group size while concurrent
+// traffic on the same link still interleaves with it.
+constexpr int kMaxBookings = 4;
+void ring_steps(Fabric& f, const PathCost& path, Bytes chunk, int steps);
 // Reduce-scatter or all-gather of `size` among the `layout.local` ranks of one node.
 void intra(Fabric& f, const GroupLayout& g, Bytes size, bool direct);
 // Reduce-scatter or all-gather of `size` among `g.nodes` nodes (one rank per node per ring).

@@ -22,7 +22,9 @@ void Fabric::configure(const HwSpec& hw) {
     if (cls == LinkClass::Nic) l.configure(hw.inter.nic_bandwidth, hw.inter.latency_s);
     else if (cls == LinkClass::OnChip) l.configure(hw.intra.onchip_bandwidth, hw.intra.link_latency_s);
     else l.configure(hw.intra.link_bandwidth, hw.intra.link_latency_s);
+    hop_latency_[static_cast<size_t>(c)] = l.latency();
   }
+  step_overhead_ = sim_seconds(step_overhead_s_);
 }
 
 void Fabric::reset_stats() {
@@ -34,16 +36,15 @@ double Fabric::idle_step_seconds(const PathCost& path, Bytes chunk) const {
   return (chunk * path.multiplicity / l.bandwidth()).base() + path.hops * l.latency().to_seconds() + step_overhead_s_;
 }
 
-void Fabric::send(const PathCost& path, Bytes chunk) {
+void Fabric::send(const PathCost& path, Bytes chunk, int steps) {
   const auto ci = static_cast<size_t>(path.link);
-  double wire = chunk.base() * path.multiplicity;
-  tlm::tlm_generic_payload trans;
-  trans.set_command(tlm::TLM_WRITE_COMMAND);
-  trans.set_data_ptr(reinterpret_cast<unsigned char*>(&wire));
-  trans.set_data_length(sizeof(double));
+  double wire = chunk.base() * path.multiplicity * steps;
+  payload_.set_command(tlm::TLM_WRITE_COMMAND);
+  payload_.set_data_ptr(reinterpret_cast<unsigned char*>(&wire));
+  payload_.set_data_length(sizeof(double));
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  (*sockets_[ci])->b_transport(trans, delay);
-  sc_core::wait(delay + links_[ci]->latency() * static_cast<double>(path.hops) + sim_seconds(step_overhead_s_));
+  (*sockets_[ci])->b_transport(payload_, delay);
+  sc_core::wait(delay + (hop_latency_[ci] * static_cast<double>(path.hops) + step_overhead_) * static_cast<double>(steps));
 }
 
 }  // namespace trnsim

@@ -18,7 +18,9 @@ class Fabric : public sc_core::sc_module {
  public:
   explicit Fabric(sc_core::sc_module_name name);
   void configure(const HwSpec& hw);
-  void send(const PathCost& path, Bytes chunk);
+  // `steps` consecutive algorithm steps booked as one transaction (same bytes, latencies
+  // and overheads as `steps` separate sends on an uncontended link).
+  void send(const PathCost& path, Bytes chunk, int steps = 1);
   // Time one step would take on an idle fabric (used to pick a flat ring's bottleneck).
   double idle_step_seconds(const PathCost& path, Bytes chunk) const;
   Link& link(LinkClass c) { return *links_[static_cast<size_t>(c)]; }
@@ -28,6 +30,11 @@ class Fabric : public sc_core::sc_module {
   std::array<std::unique_ptr<Link>, kLinkClasses> links_;
   std::array<std::unique_ptr<tlm_utils::simple_initiator_socket<Fabric>>, kLinkClasses> sockets_;
   double step_overhead_s_ = 0;
+  std::array<sc_core::sc_time, kLinkClasses> hop_latency_{};
+  sc_core::sc_time step_overhead_ = sc_core::SC_ZERO_TIME;
+  // One payload reused by every send: b_transport returns without yielding, so no two
+  // sends ever hold it at once.
+  tlm::tlm_generic_payload payload_;
 };
 
 }  // namespace trnsim

@@ -170,3 +170,10 @@ std::string HwSpec::fingerprint() const {
 }
 
 }  // namespace trnsim
+
+namespace trnsim {
+std::string HwSpec::intra_fingerprint() const {
+  return fmt::format("|{}:{}x{}:{}:{}", static_cast<int>(intra.topology), intra.dim_x, intra.dim_y,
+                     intra.link_bandwidth.base(), intra.onchip_bandwidth.base());
+}
+}  // namespace trnsim

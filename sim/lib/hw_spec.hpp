@@ -89,7 +89,8 @@ struct HwSpec {
   int cores_per_node() const { return chips_per_node * cores_per_chip; }
   Bytes hbm_per_core() const { return hbm.capacity_per_chip * (hbm.usable_fraction / cores_per_chip); }
   FlopRate peak_per_core() const { return tensor.peak_bf16(); }
-  std::string fingerprint() const;  // hash of every timing-relevant parameter (op cache key)
+  std::string fingerprint() const;        // hash of every parameter that times ops on a core (op cache key)
+  std::string intra_fingerprint() const;  // topology parameters that decide link loads
 };
 
 HwSpec load_hw_spec(const std::string& file);

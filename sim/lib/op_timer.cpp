@@ -12,6 +12,7 @@ namespace trnsim {
 void OpTimer::use(const HwSpec& hw) {
   hw_ = &hw;
   fingerprint_ = hw.fingerprint();
+  fast_now_ = &fast_[fingerprint_];
   chip_.configure(hw);
 }
 
@@ -28,12 +29,17 @@ OpTiming OpTimer::run_program(const Program& p, int cores) {
 
 const OpTiming& OpTimer::time(const Op& op) {
   ++lookups_;
+  const OpShape shape = op.shape();
+  auto f = fast_now_->find(shape);
+  if (f != fast_now_->end()) return *f->second;
   const std::string key = fingerprint_ + "|" + op.shape_key();
   auto it = cache_.find(key);
-  if (it != cache_.end()) return it->second;
-  ++misses_;
-  OpTiming t = run_program(lower_op(op, *hw_), hw_->cores_per_chip);
-  return cache_.emplace(key, t).first->second;
+  if (it == cache_.end()) {  // neither in memory nor in a loaded cache file: simulate it
+    ++misses_;
+    it = cache_.emplace(key, run_program(lower_op(op, *hw_), hw_->cores_per_chip)).first;
+  }
+  fast_now_->emplace(shape, &it->second);
+  return it->second;
 }
 
 void OpTimer::load_cache(const std::string& file) {

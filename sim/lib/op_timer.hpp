@@ -36,7 +36,10 @@ class OpTimer {
   Chip& chip_;
   const HwSpec* hw_ = nullptr;
   std::string fingerprint_;
-  std::unordered_map<std::string, OpTiming> cache_;
+  std::unordered_map<std::string, OpTiming> cache_;  // "fingerprint|shape key" -> timing (persistent form)
+  // Fast front: per hardware fingerprint, shape -> entry of cache_ (node addresses are stable).
+  std::unordered_map<std::string, std::unordered_map<OpShape, const OpTiming*, OpShapeHash>> fast_;
+  std::unordered_map<OpShape, const OpTiming*, OpShapeHash>* fast_now_ = nullptr;
   size_t misses_ = 0, lookups_ = 0;
 };
 

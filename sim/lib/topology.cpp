@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <tuple>
 #include <vector>
 
 namespace trnsim {
@@ -102,7 +104,18 @@ PathCost ring_cost(const HwSpec& hw, const std::vector<std::vector<int>>& groups
 
 }  // namespace
 
+GroupLayout compute_layout(const HwSpec& hw, int stride, int size);
+
 GroupLayout layout_group(const HwSpec& hw, int stride, int size) {
+  // Memoised: sweeps ask for the same few (hardware, stride, size) triples again and again.
+  static std::map<std::tuple<std::string, int, int>, GroupLayout> memo;
+  const auto key = std::make_tuple(hw.fingerprint() + hw.intra_fingerprint(), stride, size);
+  auto it = memo.find(key);
+  if (it != memo.end()) return it->second;
+  return memo[key] = compute_layout(hw, stride, size);
+}
+
+GroupLayout compute_layout(const HwSpec& hw, int stride, int size) {
   GroupLayout g;
   const int cpn = hw.cores_per_node();
   g.size = size;

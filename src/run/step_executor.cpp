@@ -76,37 +76,47 @@ class Executor {
     record(op.label, track, t);
   }
 
-  // Runs ops [begin, end) of a list; returns nothing, accounts time into the stage.
+  // Runs ops [begin, end) of a list. Consecutive compute ops are one wait (their trace
+  // events keep exact start times); a collective or a DP bucket becoming ready ends the run.
   void run_ops(int s, const std::vector<OpVertex>& list, size_t begin, size_t end, bool last_mb) {
     const auto& st = s_.plan.stages[static_cast<size_t>(s)];
     auto& times = result_.stages[static_cast<size_t>(s)];
     auto& ss = state_[static_cast<size_t>(s)];
     const std::string prefix = "stage " + std::to_string(s) + " / ";
+    const bool buckets = last_mb && &list == &st.backward && s_.workload.overlap_dp;
     size_t bucket = 0;
+    double pending = 0;  // compute time not yet waited for
+    auto flush = [&] {
+      if (pending > 0) sc_core::wait(sim_time(pending));
+      pending = 0;
+    };
     for (size_t k = begin; k < end; ++k) {
       const Op& op = st.graph[list[k]];
-      const double t = now();
       if (op.is_collective()) {
+        flush();
+        const double t = now();
         collective(op, prefix + "tp");
         times.tp_comm_s += now() - t;
       } else {
-        sc_core::wait(sim_time(ss.duration[list[k]]));
-        const double d = now() - t;
+        const double d = ss.duration[list[k]];
+        if (opt_.trace) result_.trace.push_back({op.label, prefix + to_string(op.engine), (now() + pending) * 1e6, d * 1e6});
+        pending += d;
         if (op.phase == Phase::Recompute) times.recompute_s += d;
         else times.compute_s += d;
         times.engine_s[static_cast<size_t>(op.engine)] += d;
-        record(op.label, prefix + to_string(op.engine), t);
       }
       // DP buckets whose gradients are now complete (last micro-batch only).
-      if (last_mb && &list == &st.backward && s_.workload.overlap_dp)
+      if (buckets)
         while (bucket < st.dp_buckets.size() && st.dp_buckets[bucket].ready_after <= k) {
           if (st.dp_buckets[bucket].ready_after == k) {
+            flush();
             ss.dp_pending.push_back(st.dp_buckets[bucket].op);
             ss.dp_kick.notify(sc_core::SC_ZERO_TIME);
           }
           ++bucket;
         }
     }
+    flush();
   }
 
   static sc_core::sc_time sim_time(double s) { return sc_core::sc_time(s * 1e12, sc_core::SC_PS); }
@@ -230,11 +240,11 @@ class Executor {
 StepResult execute_step(const Scenario& s, const StepOptions& opt) {
   const int64_t m = s.plan.micro_batches;
   const int64_t p = static_cast<int64_t>(s.plan.stages.size());
-  // 1F1B / GPipe are periodic once the pipeline is full: every extra micro-batch adds the
-  // same time to every stage. Beyond `cap` micro-batches, simulate cap - p and cap and
-  // extrapolate each stage's times linearly (exact in the steady state; the DP reduction
-  // and optimizer, which happen once, cancel out of the slope).
-  const int64_t cap = std::max<int64_t>(8, 2 * p + 4);
+  // 1F1B / GPipe are periodic once the pipeline is full (m >= p): every extra micro-batch
+  // adds the same time to every stage. Beyond `cap` micro-batches, simulate cap - 1 and
+  // cap and extrapolate each stage's times linearly (exact in the steady state; the DP
+  // reduction and optimizer, which happen once, cancel out of the slope).
+  const int64_t cap = std::max<int64_t>(4, p + 2);
   if (m <= cap) {
     StepResult r = Executor(s, opt, m).run();
     r.micro_batches_simulated = m;
@@ -242,9 +252,9 @@ StepResult execute_step(const Scenario& s, const StepOptions& opt) {
   }
   StepOptions quiet = opt;
   quiet.trace = false;
-  StepResult a = Executor(s, quiet, cap - p).run();
+  StepResult a = Executor(s, quiet, cap - 1).run();
   StepResult b = Executor(s, opt, cap).run();
-  const double k = static_cast<double>(m - cap) / static_cast<double>(p);
+  const double k = static_cast<double>(m - cap);
   auto ext = [k](double x1, double x2) { return x2 + (x2 - x1) * k; };
   for (size_t i = 0; i < b.stages.size(); ++i) {
     auto &sa = a.stages[i], &sb = b.stages[i];

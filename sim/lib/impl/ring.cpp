@@ -26,8 +26,7 @@ class Ring : public CollectiveAlgorithm {
                                    g.local == 1
                                ? g.flat_cross
                                : g.intra_ring;
-    for (int p = 0; p < phases; ++p)
-      for (int s = 0; s < g.size - 1; ++s) f.send(step, chunk);
+    for (int p = 0; p < phases; ++p) phase::ring_steps(f, step, chunk, g.size - 1);
   }
 
  private:

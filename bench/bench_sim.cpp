@@ -1,0 +1,121 @@
+// bench_sim.cpp — what the simulator's users wait for: one GEMM lowered and simulated,
+// one transformer layer fwd+bwd on one core, the full R3 run (cold and warm op cache),
+// ring and hierarchical all-reduce over 512 ranks, and sweep throughput in-process.
+#include <benchmark/benchmark.h>
+
+#include "collective.hpp"
+#include "layouts.hpp"
+#include "lowering.hpp"
+#include "platform.hpp"
+#include "scenario.hpp"
+#include "step_executor.hpp"
+
+using namespace trnsim;
+
+namespace {
+const std::string kR3 = std::string(TRNSIM_SOURCE_DIR) + "/workloads/llama7b_tp8_dp512.json";
+
+void BM_GemmLowerAndSimulate(benchmark::State& st) {
+  HwSpec hw = load_hw_spec(hw_path("trn1.32xlarge"));
+  auto& p = Platform::instance();
+  p.configure(hw);
+  Op op;
+  op.kind = OpKind::Gemm;
+  op.m = 4096;
+  op.k = 4096;
+  op.n = 1536;
+  for (auto _ : st) benchmark::DoNotOptimize(p.timer().run_program(lower_op(op, hw), 2));
+}
+BENCHMARK(BM_GemmLowerAndSimulate)->Unit(benchmark::kMicrosecond);
+
+void BM_LayerFwdBwdOneCore(benchmark::State& st) {
+  Scenario s = load_scenario(kR3);
+  auto& p = Platform::instance();
+  const auto& stage = s.plan.stages.front();
+  std::vector<OpVertex> layer;
+  for (auto v : stage.forward)
+    if (stage.graph[v].layer == 5 && !stage.graph[v].is_collective()) layer.push_back(v);
+  for (auto v : stage.backward)
+    if (stage.graph[v].layer == 5 && !stage.graph[v].is_collective()) layer.push_back(v);
+  p.configure(s.hw);
+  for (auto _ : st)  // uncached: every op of the layer lowered and simulated
+    for (auto v : layer) benchmark::DoNotOptimize(p.timer().run_program(lower_op(stage.graph[v], s.hw), 2));
+  st.counters["ops"] = static_cast<double>(layer.size());
+}
+BENCHMARK(BM_LayerFwdBwdOneCore)->Unit(benchmark::kMillisecond);
+
+void BM_FullRunR3_WarmOpCache(benchmark::State& st) {
+  for (auto _ : st) {
+    Scenario s = load_scenario(kR3);
+    benchmark::DoNotOptimize(execute_step(s).step_time_s);
+  }
+}
+BENCHMARK(BM_FullRunR3_WarmOpCache)->Unit(benchmark::kMillisecond);
+
+void BM_AllReduce512(benchmark::State& st) {
+  HwSpec hw = load_hw_spec(hw_path("trn1.32xlarge"));
+  auto& p = Platform::instance();
+  p.configure(hw);
+  const GroupLayout g = layout_group(hw, 8, 512);  // DP 512 over 128 nodes, 4 per node
+  auto algo = make_collective(st.range(0) ? "hierarchical" : "ring", hw.collectives.intra_algorithm);
+  for (auto _ : st) {
+    sc_core::sc_spawn([&] { algo->run(p.fabric(), CollectiveCall{OpKind::AllReduce, gib(1), g}); });
+    sc_core::sc_start();
+  }
+  st.SetLabel(st.range(0) ? "hierarchical" : "flat ring");
+}
+BENCHMARK(BM_AllReduce512)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// Sweep throughput: every 8th Llama-2 7B layout on 128 trn1 nodes (fit check + simulation),
+// cold (first pass simulates every new op shape) and warm (op cache already holds them).
+std::vector<Workload> sweep_subset() {
+  LayoutSpace sp;
+  sp.model = "llama2-7b";
+  sp.hw = "trn1.32xlarge";
+  sp.nodes = 128;
+  sp.seq_len = 4096;
+  sp.global_batch = 1024;
+  auto all = enumerate_layouts(sp);
+  std::vector<Workload> out;
+  for (size_t i = 0; i < all.size(); i += 8) out.push_back(all[i]);
+  return out;
+}
+
+void sweep_once(const std::vector<Workload>& layouts) {
+  for (const auto& w : layouts) {
+    Scenario s = make_scenario(w, true);
+    if (s.fits) benchmark::DoNotOptimize(execute_step(s).step_time_s);
+  }
+}
+
+void BM_SweepWarmOpCache(benchmark::State& st) {
+  const auto layouts = sweep_subset();
+  sweep_once(layouts);  // warm the op cache (not timed)
+  for (auto _ : st) sweep_once(layouts);
+  st.counters["configs_per_s"] =
+      benchmark::Counter(static_cast<double>(st.iterations() * layouts.size()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SweepWarmOpCache)->Unit(benchmark::kMillisecond);
+
+void BM_LayersScaling(benchmark::State& st) {  // time per step vs number of layers (pp=1)
+  for (auto _ : st) {
+    Scenario s = load_scenario(kR3);
+    s.model.layers = st.range(0);
+    s.plan = build_step_plan(s.model, s.workload);
+    benchmark::DoNotOptimize(execute_step(s).step_time_s);
+  }
+}
+BENCHMARK(BM_LayersScaling)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Unit(benchmark::kMillisecond);
+
+void BM_DpScaling(benchmark::State& st) {  // time per step vs DP degree (nodes), fixed global batch
+  auto w = load_workload(kR3);
+  w.nodes = st.range(0);
+  w.dp = w.nodes * 4;
+  for (auto _ : st) {
+    Scenario s = make_scenario(w, true);
+    benchmark::DoNotOptimize(execute_step(s).step_time_s);
+  }
+}
+BENCHMARK(BM_DpScaling)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond);
+
+}  // namespace
