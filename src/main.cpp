@@ -31,7 +31,8 @@ int sc_main(int argc, char* argv[]) {
   const std::map<std::string, int (*)(const ArgList&)> commands = {
       {"run", cmd_run},         {"validate", cmd_validate},   {"list", cmd_list},
       {"graph", cmd_graph},     {"calibrate", cmd_calibrate}, {"reproduce", cmd_reproduce},
-      {"sweep", cmd_sweep},     {"merge", cmd_merge},         {"campaign", cmd_campaign}};
+      {"sweep", cmd_sweep},     {"merge", cmd_merge},         {"campaign", cmd_campaign},
+      {"run-batch", cmd_run_batch}};
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -7,7 +7,13 @@
 #include <sstream>
 #include <thread>
 
+#include <filesystem>
+
 #include "cli_args.hpp"
+#include "platform.hpp"
+#include "report.hpp"
+#include "step_executor.hpp"
+#include "trnsim/error.hpp"
 #include "scenario.hpp"
 #include "commands.hpp"
 #include "sweep.hpp"
@@ -97,6 +103,35 @@ int cmd_sweep(const ArgList& argv) {
   auto doc = run_sweep(o);
   write_outputs(doc, a.get("out"));
   print_summary(doc);
+  return 0;
+}
+
+int cmd_run_batch(const ArgList& argv) {
+  Args a("run-batch", "LIST.txt --outdir DIR [options]",
+         "Worker side of `trnsim sweep`: run each workload file listed (one per line) in this process and\n"
+         "write DIR/<name>.report.json (the report) or DIR/<name>.err (the one-line error). SystemC elaborates once\n"
+         "for the whole batch; the sweep re-runs a failed batch one configuration per process.");
+  a.option("outdir", "", "output directory").option("op-cache", "", "op-timing cache file (read; new ops go to FILE.<pid>)")
+      .option("data-dir", "", "directory holding hw/ and models/");
+  if (!a.parse(argv)) return 0;
+  if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
+  if (a.positional().size() != 1 || a.get("outdir").empty()) throw UsageError("trnsim run-batch: LIST.txt --outdir DIR");
+  OpTimer& timer = Platform::instance().timer();
+  if (a.has("op-cache")) timer.load_cache(a.get("op-cache"));
+  const size_t before = timer.simulated();
+  std::ifstream list(a.positional()[0]);
+  std::string file;
+  while (std::getline(list, file)) {
+    if (file.empty()) continue;
+    const std::string base = a.get("outdir") + "/" + std::filesystem::path(file).stem().string();
+    try {
+      Scenario s = load_scenario(file);
+      std::ofstream(base + ".report.json") << make_report(s, execute_step(s)).dump() << "\n";
+    } catch (const ConfigError& e) {
+      std::ofstream(base + ".err") << e.what() << "\n";
+    }
+  }
+  if (a.has("op-cache") && timer.simulated() > before) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   return 0;
 }
 

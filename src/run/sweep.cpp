@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 
 #include "scenario.hpp"
@@ -110,49 +111,99 @@ nlohmann::json run_sweep(const SweepOptions& o) {
   }
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("trnsim-sweep-{}", getpid());
   std::filesystem::create_directories(dir);
-  std::vector<Job> jobs;
+  // Configurations run in worker processes, a batch per process (SystemC elaborates once
+  // per process); a batch that crashes or times out is re-run one configuration per
+  // process, so only the guilty configuration is recorded as failed.
   const std::string exe = self_executable();
+  const size_t per_batch = std::clamp<size_t>(todo.size() / (static_cast<size_t>(std::max(1, o.workers)) * 4), 1, 64);
+  std::vector<std::string> files;
   for (const auto& w : todo) {
-    const std::string base = (dir / w.name).string();
-    std::ofstream(base + ".json") << workload_to_json(w);
-    Job j;
-    j.argv = {exe, "run", base + ".json", "--format", "json", "--data-dir", data_dir()};
-    if (!o.op_cache.empty()) j.argv.insert(j.argv.end(), {"--op-cache", o.op_cache});
-    j.stdout_file = base + ".out";
-    j.stderr_file = base + ".err";
-    jobs.push_back(j);
+    files.push_back((dir / w.name).string());
+    std::ofstream(files.back() + ".json") << workload_to_json(w);
   }
+  auto common = [&](std::vector<std::string> argv) {
+    argv.insert(argv.end(), {"--data-dir", data_dir()});
+    if (!o.op_cache.empty()) argv.insert(argv.end(), {"--op-cache", o.op_cache});
+    return argv;
+  };
+  std::vector<Job> jobs;
+  std::vector<std::pair<size_t, size_t>> ranges;
+  for (size_t b = 0; b < todo.size(); b += per_batch) {
+    const size_t e = std::min(todo.size(), b + per_batch);
+    const std::string list = (dir / ("batch" + std::to_string(b) + ".txt")).string();
+    std::ofstream l(list);
+    for (size_t i = b; i < e; ++i) l << files[i] << ".json\n";
+    Job j;
+    j.argv = common({exe, "run-batch", list, "--outdir", dir.string()});
+    j.stdout_file = list + ".out";
+    j.stderr_file = list + ".err";
+    jobs.push_back(j);
+    ranges.push_back({b, e});
+  }
+  size_t done_configs = 0;
   auto progress = [&](size_t done, size_t total) {
     if (!o.progress) return;
+    done_configs = done;
     const int width = 40, fill = static_cast<int>(width * done / std::max<size_t>(total, 1));
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu configs", std::string(static_cast<size_t>(fill), '#').c_str(),
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu batches", std::string(static_cast<size_t>(fill), '#').c_str(),
                  std::string(static_cast<size_t>(width - fill), '.').c_str(), done, total);
     if (done == total) std::fputc('\n', stderr);
   };
-  auto results = run_jobs(jobs, o.workers, o.timeout_s, progress);
+  (void)done_configs;
+  auto batch_results = run_jobs(jobs, o.workers, o.timeout_s * static_cast<double>(per_batch), progress);
+  // Isolate: configurations of failed batches without an output, one process each.
+  std::vector<size_t> retry;
+  for (size_t b = 0; b < jobs.size(); ++b)
+    if (batch_results[b].exit_code != 0)
+      for (size_t i = ranges[b].first; i < ranges[b].second; ++i)
+        if (!std::filesystem::exists(files[i] + ".report.json") && !std::filesystem::exists(files[i] + ".err"))
+          retry.push_back(i);
+  std::vector<Job> singles;
+  for (size_t i : retry) {
+    Job j;
+    j.argv = common({exe, "run", files[i] + ".json", "--format", "json", "--output", files[i] + ".report.json"});
+    j.stdout_file = files[i] + ".stdout";
+    j.stderr_file = files[i] + ".err";
+    singles.push_back(j);
+  }
+  auto single_results = run_jobs(singles, o.workers, o.timeout_s, nullptr);
+  std::map<size_t, JobResult> single_of;
+  for (size_t k = 0; k < retry.size(); ++k) single_of[retry[k]] = single_results[k];
   nlohmann::json rows = nlohmann::json::array(), failed = nlohmann::json::array();
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (results[i].exit_code == 0) {
+  for (size_t i = 0; i < todo.size(); ++i) {
+    std::string error;
+    int code = 0;
+    if (std::filesystem::exists(files[i] + ".report.json") && (!single_of.count(i) || single_of[i].exit_code == 0)) {
       try {
-        std::ifstream in(jobs[i].stdout_file);
+        std::ifstream in(files[i] + ".report.json");
         rows.push_back(row_from_report(nlohmann::json::parse(in), o.train_tokens));
         continue;
       } catch (const std::exception& e) {
-        results[i].error = std::string("unreadable report: ") + e.what();
+        error = std::string("unreadable report: ") + e.what();
+        code = 1;
       }
+    } else if (single_of.count(i)) {
+      code = single_of[i].exit_code;
+      error = single_of[i].error;
+    } else {
+      std::ifstream in(files[i] + ".err");
+      std::getline(in, error);
+      code = 1;
     }
-    failed.push_back({{"id", todo[i].name}, {"exit_code", results[i].exit_code}, {"error", results[i].error}});
+    failed.push_back({{"id", todo[i].name}, {"exit_code", code}, {"error", error}});
   }
+  const size_t simulated = todo.size();
   std::filesystem::remove_all(dir);
   if (!o.op_cache.empty()) merge_op_caches(o.op_cache);
   doc["rejected"] = rejected;
   doc["failed"] = failed;
   doc["rows"] = rows;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  doc["stats"] = {{"simulated", jobs.size()},
+  doc["stats"] = {{"simulated", simulated},
+                  {"worker_processes", jobs.size() + singles.size()},
                   {"wall_s", wall},
                   {"workers", o.workers},
-                  {"configs_per_s", jobs.empty() ? 0.0 : jobs.size() / wall},
+                  {"configs_per_s", simulated == 0 ? 0.0 : static_cast<double>(simulated) / wall},
                   {"shard", fmt::format("{}/{}", o.shard_index, o.shard_count)},
                   {"train_tokens", o.train_tokens}};
   finalize_sweep(doc);
