@@ -72,12 +72,17 @@ def pareto(src, outdir):
         by_hw[r["hw"]].append(r)
     for hw, rs in sorted(by_hw.items()):
         pts = ax.scatter([r["days_to_train"] for r in rs], [r["usd_to_train_on_demand"] / 1e6 for r in rs], s=6, alpha=0.4, label=hw)
-        front = sorted((r for r in rs if r["pareto"]), key=lambda r: r["days_to_train"])
+        # this hardware's own front (the sweep's "pareto" flag is across all hardware)
+        front, best_cost = [], float("inf")
+        for r in sorted(rs, key=lambda r: (r["days_to_train"], r["usd_to_train_on_demand"])):
+            if r["usd_to_train_on_demand"] < best_cost:
+                front.append(r)
+                best_cost = r["usd_to_train_on_demand"]
         if front:
             ax.plot([r["days_to_train"] for r in front], [r["usd_to_train_on_demand"] / 1e6 for r in front], "o-",
                     color=pts.get_facecolor()[0], markersize=5)
     ax.set(xlabel="days to train %.3g tokens" % doc["stats"]["train_tokens"], ylabel="cost to train (M$, on-demand)",
-           xscale="log", title="time vs cost of every simulated layout (lines: Pareto front)")
+           xscale="log", yscale="log", title="time vs cost of every simulated layout (lines: Pareto front per hardware)")
     ax.legend()
     fig.tight_layout()
     fn = os.path.join(outdir, "pareto_" + os.path.splitext(os.path.basename(src))[0] + ".svg")
