@@ -108,7 +108,10 @@ struct GraphBuilder {
   OpVertex prev = OpGraph::null_vertex();
 
   OpVertex add(Op o, bool chain = true) {
-    OpVertex v = boost::add_vertex(o, sp.graph);
+    // add_vertex(g) + assignment, not add_vertex(property, g): the latter goes through Boost's
+    // named_graph optional<>, which GCC 12 flags as uninitialised under sanitizers.
+    OpVertex v = boost::add_vertex(sp.graph);
+    sp.graph[v] = std::move(o);
     if (chain && prev != OpGraph::null_vertex()) boost::add_edge(prev, v, sp.graph);
     if (chain) prev = v;
     return v;
