@@ -140,16 +140,13 @@ nlohmann::json run_sweep(const SweepOptions& o) {
     jobs.push_back(j);
     ranges.push_back({b, e});
   }
-  size_t done_configs = 0;
   auto progress = [&](size_t done, size_t total) {
     if (!o.progress) return;
-    done_configs = done;
     const int width = 40, fill = static_cast<int>(width * done / std::max<size_t>(total, 1));
     std::fprintf(stderr, "\r[%s%s] %zu/%zu batches", std::string(static_cast<size_t>(fill), '#').c_str(),
                  std::string(static_cast<size_t>(width - fill), '.').c_str(), done, total);
     if (done == total) std::fputc('\n', stderr);
   };
-  (void)done_configs;
   auto batch_results = run_jobs(jobs, o.workers, o.timeout_s * static_cast<double>(per_batch), progress);
   // Isolate: configurations of failed batches without an output, one process each.
   std::vector<size_t> retry;
