@@ -34,7 +34,7 @@ struct CampaignOutcome {
 
 // Recovery presets (minutes): auto = automatic detection + spare node + relaunch with a warm
 // compile cache; manual = a person notices the stalled job and resubmits it. The manual
-// figures are assumptions stated in results/campaign.md (chosen to match R3's 77.83%).
+// figures are assumptions stated in results/campaign.md (chosen to match R3's manual-recovery utilisation).
 struct RecoveryPreset {
   double detect_min, restart_min;
 };
