@@ -6,6 +6,7 @@
 #include "collective.hpp"
 #include "layouts.hpp"
 #include "lowering.hpp"
+#include "op_factory.hpp"
 #include "platform.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
@@ -19,11 +20,7 @@ void BM_GemmLowerAndSimulate(benchmark::State& st) {
   HwSpec hw = load_hw_spec(hw_path("trn1.32xlarge"));
   auto& p = Platform::instance();
   p.configure(hw);
-  Op op;
-  op.kind = OpKind::Gemm;
-  op.m = 4096;
-  op.k = 4096;
-  op.n = 1536;
+  const Op op = ops::gemm("gemm", 1, 4096, 4096, 1536, DType::BF16);
   for (auto _ : st) benchmark::DoNotOptimize(p.timer().run_program(lower_op(op, hw), 2));
 }
 BENCHMARK(BM_GemmLowerAndSimulate)->Unit(benchmark::kMicrosecond);

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "lowering.hpp"
+#include "op_factory.hpp"
 #include "platform.hpp"
 #include "report.hpp"
 #include "step_executor.hpp"
@@ -43,12 +44,8 @@ TEST_CASE("seed workloads reproduce their stored reports bit for bit", "[golden]
 
 TEST_CASE("a cached op timing equals the uncached simulation exactly", "[golden]") {
   HwSpec hw = load_hw_spec(hw_path("trn1.32xlarge"));
-  Op op;
-  op.kind = OpKind::Gemm;
-  op.m = 4096;
-  op.k = 4096;
-  op.n = 1376;  // a shape no workload uses, so the first lookup simulates
-  op.batch = 3;
+  // a shape no workload uses, so the first lookup simulates
+  const Op op = ops::gemm("gemm", 3, 4096, 4096, 1376, DType::BF16);
   auto& p = Platform::instance();
   p.configure(hw);
   const OpTiming direct = p.timer().run_program(lower_op(op, hw), hw.cores_per_chip);

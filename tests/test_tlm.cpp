@@ -4,6 +4,7 @@
 
 #include "collective.hpp"
 #include "lowering.hpp"
+#include "op_factory.hpp"
 #include "platform.hpp"
 #include "scenario.hpp"
 #include "sim_time.hpp"
@@ -13,16 +14,7 @@ using namespace trnsim;
 namespace {
 HwSpec trn1() { return load_hw_spec(hw_path("trn1.32xlarge")); }
 
-Op gemm_op(int64_t m, int64_t k, int64_t n) {
-  Op o;
-  o.kind = OpKind::Gemm;
-  o.engine = Engine::Tensor;
-  o.m = m;
-  o.k = k;
-  o.n = n;
-  o.flops = Flops(2.0 * m * k * n);
-  return o;
-}
+Op gemm_op(int64_t m, int64_t k, int64_t n) { return ops::gemm("gemm", 1, m, k, n, DType::BF16); }
 
 // Seconds one op takes on a single core (the chip's other core idle).
 double single_core_seconds(const HwSpec& hw, const Op& op) {

@@ -1,9 +1,12 @@
 // cli_args.cpp — see cli_args.hpp.
 #include "cli_args.hpp"
 
+#include "trnsim/error.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <fstream>
 #include <stdexcept>
 
 namespace trnsim {
@@ -63,6 +66,12 @@ bool Args::parse(const std::vector<std::string>& argv) {
     }
   }
   return true;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) throw ConfigError(fmt::format("{}: cannot write file; check the directory exists", path));
+  out << text;
 }
 
 bool Args::has(const std::string& name) const { return values_.count(name) > 0; }

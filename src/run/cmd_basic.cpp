@@ -3,7 +3,7 @@
 
 #include <boost/graph/graphviz.hpp>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <map>
 
@@ -18,14 +18,6 @@
 #include "trnsim/error.hpp"
 
 namespace trnsim {
-
-namespace {
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out) throw ConfigError(fmt::format("{}: cannot write file; check the directory exists", path));
-  out << text;
-}
-}  // namespace
 
 int cmd_run(const ArgList& argv) {
   Args a("run", "WORKLOAD.json [options]",
@@ -50,9 +42,9 @@ int cmd_run(const ArgList& argv) {
   StepResult r = execute_step(s, opt);
   if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
-  if (opt.trace) write_file(a.get("trace"), trace_json(r.trace, s.workload.name));
+  if (opt.trace) write_text_file(a.get("trace"), trace_json(r.trace, s.workload.name));
   const std::string text = render(report, fmt_name);
-  if (a.has("output")) write_file(a.get("output"), text);
+  if (a.has("output")) write_text_file(a.get("output"), text);
   else std::cout << text;
   return 0;
 }
@@ -137,11 +129,12 @@ int cmd_graph(const ArgList& argv) {
                            in_tflops(s.plan.model_flops), in_tflops(s.plan.hardware_flops));
   if (!s.fits) std::cout << "warning: " << s.memory_error << "\n";
   if (a.has("dot")) {
-    std::ofstream out(a.get("dot"));
+    std::ostringstream out;
     const auto& g = s.plan.stages.front().graph;
     boost::write_graphviz(out, g, [&](std::ostream& os, OpVertex v) {
       os << "[label=\"" << g[v].label << "\\n" << to_string(g[v].kind) << "\"]";
     });
+    write_text_file(a.get("dot"), out.str());
     std::cout << "wrote " << a.get("dot") << "\n";
   }
   return 0;

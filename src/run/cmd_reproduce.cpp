@@ -1,7 +1,6 @@
 // cmd_reproduce.cpp — the `calibrate` and `reproduce` subcommands.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 
 #include "cli_args.hpp"
@@ -12,9 +11,7 @@
 namespace trnsim {
 namespace {
 void write(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out) throw UsageError("cannot write " + path);
-  out << text;
+  write_text_file(path, text);
   std::cout << "wrote " << path << "\n";
 }
 }  // namespace

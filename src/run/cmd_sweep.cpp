@@ -32,9 +32,9 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 void write_outputs(const nlohmann::json& doc, const std::string& prefix) {
-  std::ofstream(prefix + ".json") << doc.dump(2) << "\n";
-  std::ofstream(prefix + ".csv") << sweep_csv(doc);
-  std::ofstream(prefix + ".md") << sweep_markdown(doc);
+  write_text_file(prefix + ".json", doc.dump(2) + "\n");
+  write_text_file(prefix + ".csv", sweep_csv(doc));
+  write_text_file(prefix + ".md", sweep_markdown(doc));
   std::cout << fmt::format("wrote {0}.json {0}.csv {0}.md\n", prefix);
 }
 
