@@ -119,3 +119,46 @@ TEST_CASE("the same input gives bit-identical reports", "[run]") {
   b.erase("simulator");
   CHECK(a.dump() == b.dump());
 }
+
+TEST_CASE("reducing every micro-batch costs grad_accum reductions instead of one", "[run][closed-form]") {
+  // Without overlap, each reduction runs alone on the fabric, so the exposed DP time is the
+  // per-step reduction's exposed time times the number of micro-batches (all of them, as the
+  // last one's reduction is the end-of-step one).
+  auto w = workload("bert-1.5b", "dl1.24xlarge", 2, 1, 1, 16, 16, 16 * 16 * 6, 128);
+  w.precision = Precision::MixedBF16;
+  w.zero = 1;
+  w.overlap_dp = false;
+  REQUIRE(w.grad_accum() == 6);
+  const auto once = run(w);
+  w.reduce_every_micro_batch = true;
+  const auto every = run(w);
+  const auto& a = once.stages[0];
+  const auto& b = every.stages[0];
+  CHECK(b.dp_exposed_s == Approx(6 * a.dp_exposed_s).epsilon(1e-6));
+  CHECK(b.dp_comm_s == Approx(6 * a.dp_comm_s).epsilon(1e-6));
+  CHECK(b.compute_s == Approx(a.compute_s).epsilon(1e-12));
+  CHECK(every.step_time_s == Approx(once.step_time_s + 5 * a.dp_exposed_s).epsilon(1e-6));
+  // One micro-batch per step: the two schedules are the same program.
+  w.global_batch = 16 * 16;
+  const double one = run(w).step_time_s;
+  w.reduce_every_micro_batch = false;
+  CHECK(run(w).step_time_s == one);
+}
+
+TEST_CASE("ZeRO-2 shards gradients and reduces them every micro-batch", "[run][memory]") {
+  auto w = llama(16, 256);
+  w.overlap_dp = false;
+  const auto z1 = make_scenario(w, true);
+  w.zero = 2;
+  w.reduce_every_micro_batch = true;
+  const auto z2 = make_scenario(w, true);
+  const auto& m1 = z1.memory[0];
+  const auto& m2 = z2.memory[0];
+  // Shard (1/dp) plus one layer's full gradients in flight; every other term unchanged.
+  const double P = static_cast<double>(z1.plan.stages[0].parameters);
+  CHECK(m2.gradients.base() == Approx(P * 2 / 64 + P / 32 * 2));
+  CHECK(m2.gradients < m1.gradients);
+  CHECK(m2.optimizer_states.base() == m1.optimizer_states.base());
+  CHECK(m2.activations.base() == m1.activations.base());
+  CHECK(execute_step(z2).step_time_s > execute_step(z1).step_time_s);
+}

@@ -51,9 +51,11 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     MemoryBreakdown b;
     b.stage = st.stage;
     const double P = static_cast<double>(st.parameters);
-    const double shard = w.zero == 1 ? static_cast<double>(w.dp) : 1.0;
+    const double shard = w.zero >= 1 ? static_cast<double>(w.dp) : 1.0;
     b.weights = Bytes(P * pbytes);
-    b.gradients = Bytes(P * gbytes);
+    // ZeRO-2 keeps its gradient shard plus one layer's full gradients (the reduce bucket in flight).
+    b.gradients = w.zero >= 2 ? Bytes(P * gbytes / shard + P / static_cast<double>(std::max<int64_t>(1, st.num_layers)) * gbytes)
+                              : Bytes(P * gbytes);
     b.optimizer_states = Bytes(P * 8.0 / shard);  // FP32 first and second moments
     if (w.precision == Precision::MixedBF16) b.master_weights = Bytes(P * 4.0 / shard);
     b.in_flight = w.schedule == Schedule::GPipe ? mbs : std::min<int64_t>(w.pp - st.stage, mbs);

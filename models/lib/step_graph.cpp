@@ -189,7 +189,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         }
       if (w.dp > 1) {  // this piece's gradients are complete: one DP bucket
         Bytes gbytes(static_cast<double>(it->params) * grad_bytes);
-        OpKind k = w.zero == 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
+        OpKind k = w.zero >= 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
         std::string label = it->is_block ? fmt::format("L{}.grad_sync", it->fwd.front().op.layer)
                                          : (it == pieces.rbegin() && st.last ? "head.grad_sync" : "embed.grad_sync");
         Op c = ops::collective(k, label, Group::DP, static_cast<int>(w.dp), gbytes);
@@ -200,7 +200,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       }
     }
     // Optimizer step: gradient-norm pass, AdamW, and the ZeRO-1 parameter all-gather.
-    const int64_t opt_params = w.zero == 1 ? (st.parameters + w.dp - 1) / w.dp : st.parameters;
+    const int64_t opt_params = w.zero >= 1 ? (st.parameters + w.dp - 1) / w.dp : st.parameters;
     const int param_bytes = dtype_bytes(dt);
     int state_bytes = 8 + (w.precision == Precision::MixedBF16 ? 4 : 0);  // fp32 m, v (+ fp32 master)
     Op norm = ops::vector_op(OpKind::Elementwise, "optimizer.grad_norm", opt_params, 0, 1, 1, false, 2,
@@ -212,7 +212,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     Op adam = ops::optimizer("optimizer.adamw", opt_params, state_bytes, param_bytes, DType::FP32);
     adam.phase = Phase::Optimizer;
     st.optimizer.push_back(gb.add(adam));
-    if (w.zero == 1 && w.dp > 1) {
+    if (w.zero >= 1 && w.dp > 1) {
       Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp),
                               Bytes(static_cast<double>(st.parameters) * param_bytes));
       ag.phase = Phase::Optimizer;

@@ -43,9 +43,15 @@ Workload load_workload(const std::string& file) {
     w.pp = p.integer("pp", 1, 1024);
     w.dp = p.integer("dp", 1, 1 << 22);
     w.sequence_parallel = p.boolean("sequence_parallel");
-    w.zero = static_cast<int>(p.integer("zero", 0, 1));
+    w.zero = static_cast<int>(p.integer("zero", 0, 2));
     w.schedule = p.choice_or("schedule", "1f1b", {"1f1b", "gpipe"}) == "1f1b" ? Schedule::OneF1B : Schedule::GPipe;
     w.overlap_dp = p.boolean_or("overlap_dp", true);
+    // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch.
+    w.reduce_every_micro_batch = p.choice_or("grad_reduce", w.zero == 2 ? "per_micro_batch" : "per_step",
+                                             {"per_step", "per_micro_batch"}) == "per_micro_batch";
+    if (w.zero == 2 && !w.reduce_every_micro_batch)
+      p.fail("grad_reduce", "ZeRO-2 partitions gradients, so it reduces them every micro-batch; remove grad_reduce or "
+                            "set \"per_micro_batch\" (or use zero 1 for a per-step reduction)");
     p.finish();
     if (w.sequence_parallel && w.tp == 1)
       p.fail("sequence_parallel", "sequence parallelism needs tp > 1; set it false or raise tp");
@@ -93,7 +99,8 @@ std::string workload_to_json(const Workload& w) {
   j["hw"] = w.hw;
   j["nodes"] = w.nodes;
   j["parallel"] = {{"tp", w.tp}, {"pp", w.pp}, {"dp", w.dp}, {"sequence_parallel", w.sequence_parallel},
-                   {"zero", w.zero}, {"schedule", to_string(w.schedule)}, {"overlap_dp", w.overlap_dp}};
+                   {"zero", w.zero}, {"schedule", to_string(w.schedule)}, {"overlap_dp", w.overlap_dp},
+                   {"grad_reduce", w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"}};
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   j["precision"] = to_string(w.precision);
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";

@@ -23,7 +23,7 @@ struct Workload {
   int64_t nodes = 1;
   int64_t tp = 1, pp = 1, dp = 1;
   bool sequence_parallel = false;
-  int zero = 0;
+  int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients
   Schedule schedule = Schedule::OneF1B;
   int64_t micro_batch = 1, global_batch = 1, seq_len = 0;
   Precision precision = Precision::BF16_SR;
@@ -34,6 +34,10 @@ struct Workload {
   Checkpointing checkpointing = Checkpointing::None;
   bool fused_qkv = true, fused_gate_up = true;
   bool overlap_dp = true;      // DP gradient reduction overlapped with backward, bucket by bucket
+  // When gradients cross the DP group: once per step after the last micro-batch (PyTorch
+  // DDP no_sync, Megatron, DeepSpeed ZeRO-0/1) or after every micro-batch's backward
+  // (DeepSpeed ZeRO-2 and DDP without no_sync), which multiplies DP traffic by grad_accum.
+  bool reduce_every_micro_batch = false;
   PricePlan price_plan = PricePlan::OnDemand;
 
   int64_t devices() const { return tp * pp * dp; }

@@ -83,7 +83,8 @@ class Executor {
     auto& times = result_.stages[static_cast<size_t>(s)];
     auto& ss = state_[static_cast<size_t>(s)];
     const std::string prefix = "stage " + std::to_string(s) + " / ";
-    const bool buckets = last_mb && &list == &st.backward && s_.workload.overlap_dp;
+    const bool buckets = (last_mb || s_.workload.reduce_every_micro_batch) && &list == &st.backward &&
+                         s_.workload.overlap_dp;
     size_t bucket = 0;
     double pending = 0;  // compute time not yet waited for
     auto flush = [&] {
@@ -105,7 +106,8 @@ class Executor {
         else times.compute_s += d;
         times.engine_s[static_cast<size_t>(op.engine)] += d;
       }
-      // DP buckets whose gradients are now complete (last micro-batch only).
+      // DP buckets whose gradients are now complete (last micro-batch, or every one when
+      // gradients are reduced per micro-batch).
       if (buckets)
         while (bucket < st.dp_buckets.size() && st.dp_buckets[bucket].ready_after <= k) {
           if (st.dp_buckets[bucket].ready_after == k) {
@@ -174,6 +176,12 @@ class Executor {
           p2p(s, "recv_gradient");
         }
         run_ops(s, st.backward, 0, st.backward.size(), i == m - 1);
+        // Reduced every micro-batch without overlap: the buckets run now, before the next op.
+        if (s_.workload.reduce_every_micro_batch && !s_.workload.overlap_dp && i != m - 1) {
+          for (const auto& b : st.dp_buckets) ss.dp_pending.push_back(b.op);
+          ss.dp_kick.notify(sc_core::SC_ZERO_TIME);
+          times.dp_exposed_s += drain(s);
+        }
         ++ss.bwd_done;
       }
       ss.progressed.notify(sc_core::SC_ZERO_TIME);
@@ -183,9 +191,7 @@ class Executor {
       for (const auto& b : st.dp_buckets) ss.dp_pending.push_back(b.op);
     ss.dp_closed = true;
     ss.dp_kick.notify(sc_core::SC_ZERO_TIME);
-    const double t = now();
-    while (!(ss.dp_pending.empty() && ss.dp_idle)) sc_core::wait(ss.dp_drained);
-    times.dp_exposed_s = now() - t;
+    times.dp_exposed_s += drain(s);
     const double t_opt = now();
     for (auto v : st.optimizer) {
       const Op& op = st.graph[v];
@@ -199,6 +205,14 @@ class Executor {
     }
     times.optimizer_s = now() - t_opt;
     times.finish_s = now();
+  }
+
+  // Waits until the stage's DP thread has no bucket queued or in flight; returns the wait (s).
+  double drain(int s) {
+    auto& ss = state_[static_cast<size_t>(s)];
+    const double t = now();
+    while (!(ss.dp_pending.empty() && ss.dp_idle)) sc_core::wait(ss.dp_drained);
+    return now() - t;
   }
 
   void dp_thread(int s) {
