@@ -38,10 +38,10 @@ double Fabric::idle_step_seconds(const PathCost& path, Bytes chunk) const {
 
 void Fabric::send(const PathCost& path, Bytes chunk, int steps) {
   const auto ci = static_cast<size_t>(path.link);
-  double wire = chunk.base() * path.multiplicity * steps;
+  WireBooking wire{chunk.base() * path.multiplicity * steps, path.domain};
   payload_.set_command(tlm::TLM_WRITE_COMMAND);
   payload_.set_data_ptr(reinterpret_cast<unsigned char*>(&wire));
-  payload_.set_data_length(sizeof(double));
+  payload_.set_data_length(sizeof(wire));
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   (*sockets_[ci])->b_transport(payload_, delay);
   sc_core::wait(delay + (hop_latency_[ci] * static_cast<double>(path.hops) + step_overhead_) * static_cast<double>(steps));

@@ -23,15 +23,17 @@ Link::Link(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
 }
 
 void Link::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
-  // The data pointer carries a double: bytes on the wire (may exceed the 2^32 length field).
-  const double wire = *reinterpret_cast<const double*>(trans.get_data_ptr());
+  const auto& b = *reinterpret_cast<const WireBooking*>(trans.get_data_ptr());
+  const auto d = static_cast<size_t>(b.domain);
+  if (d >= busy_until_.size()) busy_until_.resize(d + 1, sc_core::SC_ZERO_TIME);
+  sc_core::sc_time& until = busy_until_[d];
   const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
-  const sc_core::sc_time start = arrival > busy_until_ ? arrival : busy_until_;
-  const sc_core::sc_time occupancy = transfer_time(Bytes(wire), bandwidth_);
-  busy_until_ = start + occupancy;
+  const sc_core::sc_time start = arrival > until ? arrival : until;
+  const sc_core::sc_time occupancy = transfer_time(Bytes(b.bytes), bandwidth_);
+  until = start + occupancy;
   busy_ += occupancy;
-  carried_ += Bytes(wire);
-  delay = busy_until_ - sc_core::sc_time_stamp();
+  carried_ += Bytes(b.bytes);
+  delay = until - sc_core::sc_time_stamp();
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -17,6 +17,7 @@ struct PathCost {
   LinkClass link = LinkClass::OnChip;
   double multiplicity = 1;  // flows sharing the bottleneck physical link
   int hops = 1;             // links traversed (latency)
+  int domain = 0;           // which disjoint set of the class's links (see Link)
 };
 
 struct GroupLayout {
@@ -28,6 +29,12 @@ struct GroupLayout {
   PathCost inter_ring;    // one step of a ring among nodes (hierarchical second phase)
   PathCost flat_cross;    // the node-crossing hop of a flat ring over all ranks
   PathCost p2p;           // send to the rank `stride` away (pipeline neighbour)
+  // The same placement on another disjoint set of links (e.g. another pipeline stage's nodes).
+  GroupLayout in_domain(int d) const {
+    GroupLayout g = *this;
+    for (PathCost* p : {&g.intra_ring, &g.intra_direct, &g.inter_ring, &g.flat_cross, &g.p2p}) p->domain = d;
+    return g;
+  }
 };
 
 // stride: distance in ranks between consecutive group members; size: group size.

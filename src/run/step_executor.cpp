@@ -27,9 +27,16 @@ class Executor {
       : s_(s), opt_(opt), p_(Platform::instance()), m_(micro_batches),
         algo_(make_collective(s.hw.collectives.inter_algorithm, s.hw.collectives.intra_algorithm)) {
     const auto& w = s.workload;
-    tp_ = layout_group(s.hw, 1, static_cast<int>(w.tp));
-    dp_ = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.dp));
-    pp_ = layout_group(s.hw, static_cast<int>(w.tp * w.dp), static_cast<int>(w.pp));
+    const GroupLayout tp = layout_group(s.hw, 1, static_cast<int>(w.tp));
+    const GroupLayout dp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.dp));
+    const GroupLayout pp = layout_group(s.hw, static_cast<int>(w.tp * w.dp), static_cast<int>(w.pp));
+    // Stages filling whole nodes use disjoint links (each its own link domain); stages
+    // sharing a node may share links, so they share one domain (conservative).
+    const bool disjoint = (w.tp * w.dp) % s.hw.cores_per_node() == 0;
+    for (int64_t st = 0; st < w.pp; ++st) {
+      const int d = disjoint ? static_cast<int>(st) : 0;
+      layouts_.push_back({tp.in_domain(d), dp.in_domain(d), pp.in_domain(d)});
+    }
   }
 
   StepResult run() {
@@ -68,11 +75,15 @@ class Executor {
   void record(const std::string& name, const std::string& track, double start) {
     if (opt_.trace) result_.trace.push_back({name, track, start * 1e6, (now() - start) * 1e6});
   }
-  const GroupLayout& layout_of(Group g) const { return g == Group::TP ? tp_ : g == Group::DP ? dp_ : pp_; }
+  // Collectives of stage s run on its links; a PP transfer is booked by the receiving stage.
+  const GroupLayout& layout_of(int s, Group g) const {
+    const auto& l = layouts_[static_cast<size_t>(s)];
+    return g == Group::TP ? l.tp : g == Group::DP ? l.dp : l.pp;
+  }
 
-  void collective(const Op& op, const std::string& track) {
+  void collective(int s, const Op& op, const std::string& track) {
     const double t = now();
-    algo_->run(p_.fabric(), CollectiveCall{op.kind, op.comm_bytes, layout_of(op.group)});
+    algo_->run(p_.fabric(), CollectiveCall{op.kind, op.comm_bytes, layout_of(s, op.group)});
     record(op.label, track, t);
   }
 
@@ -96,7 +107,7 @@ class Executor {
       if (op.is_collective()) {
         flush();
         const double t = now();
-        collective(op, prefix + "tp");
+        collective(s, op, prefix + "tp");
         times.tp_comm_s += now() - t;
       } else {
         const double d = ss.duration[list[k]];
@@ -138,7 +149,7 @@ class Executor {
     op.group = Group::PP;
     op.comm_bytes = s_.plan.stages[static_cast<size_t>(s)].p2p_bytes;
     op.label = name;
-    collective(op, "stage " + std::to_string(s) + " / pp");
+    collective(s, op, "stage " + std::to_string(s) + " / pp");
     result_.stages[static_cast<size_t>(s)].pp_comm_s += now() - t;
   }
 
@@ -196,7 +207,7 @@ class Executor {
     for (auto v : st.optimizer) {
       const Op& op = st.graph[v];
       const double to = now();
-      if (op.is_collective()) collective(op, "stage " + std::to_string(s) + " / dp");
+      if (op.is_collective()) collective(s, op, "stage " + std::to_string(s) + " / dp");
       else {
         sc_core::wait(sim_time(ss.duration[v]));
         times.engine_s[static_cast<size_t>(op.engine)] += now() - to;
@@ -231,7 +242,7 @@ class Executor {
       OpVertex v = ss.dp_pending.front();
       ss.dp_pending.pop_front();
       const double t = now();
-      collective(st.graph[v], "stage " + std::to_string(s) + " / dp");
+      collective(s, st.graph[v], "stage " + std::to_string(s) + " / dp");
       times.dp_comm_s += now() - t;
       ss.dp_idle = true;
       ss.dp_drained.notify(sc_core::SC_ZERO_TIME);
@@ -243,7 +254,10 @@ class Executor {
   Platform& p_;
   int64_t m_;
   std::unique_ptr<CollectiveAlgorithm> algo_;
-  GroupLayout tp_, dp_, pp_;
+  struct StageLayouts {
+    GroupLayout tp, dp, pp;
+  };
+  std::vector<StageLayouts> layouts_;  // per stage
   std::vector<StageState> state_;
   StepResult result_;
   sc_core::sc_time t0_;
@@ -259,7 +273,7 @@ StepResult execute_step(const Scenario& s, const StepOptions& opt) {
   // over one micro-batch was measured to be off by 2% per node on GPT-NeoX PP4).
   // Beyond `cap` micro-batches, simulate cap - p and cap and extrapolate each stage's
   // times linearly (the DP reduction and optimizer, which happen once, cancel out).
-  const int64_t cap = std::max<int64_t>(8, 2 * p + 4);
+  const int64_t cap = opt.extrapolate_after > 0 ? std::max(opt.extrapolate_after, p + 1) : std::max<int64_t>(8, 2 * p + 4);
   if (m <= cap) {
     StepResult r = Executor(s, opt, m).run();
     r.micro_batches_simulated = m;

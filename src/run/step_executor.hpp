@@ -36,6 +36,7 @@ struct StepResult {
 
 struct StepOptions {
   bool trace = false;
+  int64_t extrapolate_after = 0;  // simulate at most this many micro-batches (0: the default cap)
 };
 
 StepResult execute_step(const Scenario& s, const StepOptions& opt = {});
