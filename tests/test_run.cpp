@@ -183,3 +183,25 @@ TEST_CASE("slower EFA never speeds a step up, and never touches TP traffic insid
     for (size_t st = 0; st < r[i].stages.size(); ++st) CHECK(r[i].stages[st].tp_comm_s == Approx(r[0].stages[st].tp_comm_s).epsilon(1e-9));
   }
 }
+
+TEST_CASE("extrapolating the 1F1B steady state equals simulating every micro-batch", "[run][closed-form]") {
+  // GPT-NeoX 20B TP8 PP4 on 4 trn1 nodes, 64 micro-batches: simulated in full and
+  // extrapolated from 12 (the default cap for 4 stages) and from 8.
+  auto w = workload("gpt-neox-20b", "trn1.32xlarge", 4, 8, 4, 4, 1, 4 * 64, 2048);
+  w.sequence_parallel = true;
+  w.zero = 1;
+  w.checkpointing = Checkpointing::Selective;
+  const auto s = make_scenario(w, true);
+  StepOptions full;
+  full.extrapolate_after = 64;
+  const auto ref = execute_step(s, full);
+  REQUIRE(ref.micro_batches_simulated == 64);
+  for (int64_t cap : {12, 8}) {
+    StepOptions o;
+    o.extrapolate_after = cap;
+    const auto r = execute_step(s, o);
+    INFO("cap " << cap);
+    CHECK(r.micro_batches_simulated == cap);
+    CHECK(r.step_time_s == Approx(ref.step_time_s).epsilon(1e-6));
+  }
+}
