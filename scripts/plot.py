@@ -18,6 +18,9 @@ import matplotlib
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+# Byte-identical SVGs from identical data: fixed element ids and no date stamp.
+plt.rcParams["svg.hashsalt"] = "trnsim"
+
 
 def reproduction(src, outdir):
     rows = json.load(open(src))["rows"]
@@ -42,7 +45,7 @@ def reproduction(src, outdir):
         b.legend()
         fig.tight_layout()
         fn = os.path.join(outdir, "scaling_" + name.lower().replace(" ", "_").replace(".", "") + ".svg")
-        fig.savefig(fn)
+        fig.savefig(fn, metadata={"Date": None})
         print("wrote", fn)
 
 
@@ -60,7 +63,7 @@ def breakdown(out, reports):
     ax.legend(fontsize=8, loc="lower right")
     plt.xticks(rotation=60, ha="right", fontsize=7)
     fig.tight_layout()
-    fig.savefig(out)
+    fig.savefig(out, metadata={"Date": None})
     print("wrote", out)
 
 
@@ -86,7 +89,7 @@ def pareto(src, outdir):
     ax.legend()
     fig.tight_layout()
     fn = os.path.join(outdir, "pareto_" + os.path.splitext(os.path.basename(src))[0] + ".svg")
-    fig.savefig(fn)
+    fig.savefig(fn, metadata={"Date": None})
     print("wrote", fn)
 
 

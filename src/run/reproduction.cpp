@@ -92,7 +92,9 @@ std::string calibration_markdown(const nlohmann::json& c) {
       "Only one named hardware parameter is fitted per hardware family, on one declared row; every other row in\n"
       "[reproduction.md](reproduction.md) is a prediction. `tensor.efficiency` is the fraction of matmul issue\n"
       "slots the vendor compiler keeps busy (it scales the tensor engine's instruction time; it does not touch\n"
-      "vector/scalar engines, HBM, links or collectives).\n\n"
+      "vector/scalar engines, HBM, links or collectives). Framework behaviour a report leaves unstated is\n"
+      "not fitted: it is a binary structural assumption, declared with its evidence in\n"
+      "[reproduction.md](reproduction.md#structural-assumptions-declared-not-fitted).\n\n"
       "| hardware family | parameter | calibration row | published (seq/s) | fitted value | prediction at fit (seq/s) | applied to |\n"
       "|---|---|---|---|---|---|---|\n";
   for (const auto& f : c) {
