@@ -89,13 +89,13 @@ class Executor {
 
   // Runs ops [begin, end) of a list. Consecutive compute ops are one wait (their trace
   // events keep exact start times); a collective or a DP bucket becoming ready ends the run.
-  void run_ops(int s, const std::vector<OpVertex>& list, size_t begin, size_t end, bool last_mb) {
+  // `reduces`: this backward's gradients cross the DP group (see reduces_after).
+  void run_ops(int s, const std::vector<OpVertex>& list, size_t begin, size_t end, bool reduces) {
     const auto& st = s_.plan.stages[static_cast<size_t>(s)];
     auto& times = result_.stages[static_cast<size_t>(s)];
     auto& ss = state_[static_cast<size_t>(s)];
     const std::string prefix = "stage " + std::to_string(s) + " / ";
-    const bool buckets = (last_mb || s_.workload.reduce_every_micro_batch) && &list == &st.backward &&
-                         s_.workload.overlap_dp;
+    const bool buckets = reduces && &list == &st.backward && s_.workload.overlap_dp;
     size_t bucket = 0;
     double pending = 0;  // compute time not yet waited for
     auto flush = [&] {
@@ -117,8 +117,7 @@ class Executor {
         else times.compute_s += d;
         times.engine_s[static_cast<size_t>(op.engine)] += d;
       }
-      // DP buckets whose gradients are now complete (last micro-batch, or every one when
-      // gradients are reduced per micro-batch).
+      // DP buckets whose gradients are now complete.
       if (buckets)
         while (bucket < st.dp_buckets.size() && st.dp_buckets[bucket].ready_after <= k) {
           if (st.dp_buckets[bucket].ready_after == k) {
@@ -179,27 +178,26 @@ class Executor {
           wait_for(s, true, i + 1);
           p2p(s, "recv_activation");
         }
-        run_ops(s, st.forward, 0, st.forward.size(), false);
+        run_ops(s, st.forward, 0, st.forward.size(), /*reduces=*/false);
         ++ss.fwd_done;
       } else {
         if (s < p - 1) {
           wait_for(s, false, i + 1);
           p2p(s, "recv_gradient");
         }
-        run_ops(s, st.backward, 0, st.backward.size(), i == m - 1);
-        // Reduced every micro-batch without overlap: the buckets run now, before the next op.
-        if (s_.workload.reduce_every_micro_batch && !s_.workload.overlap_dp && i != m - 1) {
+        const bool reduces = reduces_after(i);
+        run_ops(s, st.backward, 0, st.backward.size(), reduces);
+        // Without overlap every bucket starts once the backward is done; before a further
+        // micro-batch the stage waits for them (the last one's wait is the step's end).
+        if (reduces && !s_.workload.overlap_dp) {
           for (const auto& b : st.dp_buckets) ss.dp_pending.push_back(b.op);
           ss.dp_kick.notify(sc_core::SC_ZERO_TIME);
-          times.dp_exposed_s += drain(s);
+          if (i != m - 1) times.dp_exposed_s += drain(s);
         }
         ++ss.bwd_done;
       }
       ss.progressed.notify(sc_core::SC_ZERO_TIME);
     }
-    // Gradient reduction: without overlap, every bucket starts now.
-    if (!s_.workload.overlap_dp)
-      for (const auto& b : st.dp_buckets) ss.dp_pending.push_back(b.op);
     ss.dp_closed = true;
     ss.dp_kick.notify(sc_core::SC_ZERO_TIME);
     times.dp_exposed_s += drain(s);
@@ -217,6 +215,10 @@ class Executor {
     times.optimizer_s = now() - t_opt;
     times.finish_s = now();
   }
+
+  // Whether micro-batch i's backward ends with its gradients crossing the DP group: the last
+  // one always, every one when the workload reduces per micro-batch.
+  bool reduces_after(int i) const { return i == static_cast<int>(m_) - 1 || s_.workload.reduce_every_micro_batch; }
 
   // Waits until the stage's DP thread has no bucket queued or in flight; returns the wait (s).
   double drain(int s) {
