@@ -100,7 +100,7 @@ std::string workload_to_json(const Workload& w) {
   j["nodes"] = w.nodes;
   j["parallel"] = {{"tp", w.tp}, {"pp", w.pp}, {"dp", w.dp}, {"sequence_parallel", w.sequence_parallel},
                    {"zero", w.zero}, {"schedule", to_string(w.schedule)}, {"overlap_dp", w.overlap_dp},
-                   {"grad_reduce", w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"}};
+                   {"grad_reduce", grad_reduce_name(w)}};
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   j["precision"] = to_string(w.precision);
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";

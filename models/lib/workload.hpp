@@ -45,6 +45,9 @@ struct Workload {
   int64_t tokens_per_step() const { return global_batch * seq_len; }
 };
 
+// "per_micro_batch" or "per_step": the workload file's parallel.grad_reduce.
+inline const char* grad_reduce_name(const Workload& w) { return w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"; }
+
 Workload load_workload(const std::string& file);
 // The inverse of load_workload: a JSON document that loads back to the same Workload.
 std::string workload_to_json(const Workload& w);

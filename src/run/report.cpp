@@ -38,7 +38,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"fused_qkv", w.fused_qkv},
                    {"fused_gate_up", w.fused_gate_up},
                    {"overlap_dp", w.overlap_dp},
-                   {"grad_reduce", w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"},
+                   {"grad_reduce", grad_reduce_name(w)},
                    {"price_plan", to_string(w.price_plan)},
                    {"model_parameters", s.model.total_parameters()}};
   const auto& c = r.stages[static_cast<size_t>(r.critical_stage)];

@@ -118,10 +118,12 @@ nlohmann::json run_reproduction(const std::string& published_file) {
       auto& ids = assumed[w.get<std::string>()];
       ids += (ids.empty() ? "" : ",") + a["id"].get<std::string>();
     }
+  const auto open_misses = pub.value("open_misses", nlohmann::json::object());
   double abs_err = 0;
   int n_pred = 0;
   for (const auto& r : pub["rows"]) {
-    Scenario s = load_scenario(workload_path(r["workload"].get<std::string>()));
+    const std::string name = r["workload"].get<std::string>();
+    Scenario s = load_scenario(workload_path(name));
     auto p = predict(s);
     const double published = r["published_seq_per_s"].get<double>();
     const double nodes = static_cast<double>(s.workload.nodes);
@@ -141,8 +143,8 @@ nlohmann::json run_reproduction(const std::string& published_file) {
                     {"series", series},
                     {"nodes", s.workload.nodes},
                     {"calibration", calib},
-                    {"assumptions", assumed.count(r["workload"].get<std::string>()) ? assumed[r["workload"].get<std::string>()] : ""},
-                    {"open_miss", pub.value("open_misses", nlohmann::json::object()).contains(r["workload"].get<std::string>())},
+                    {"assumptions", assumed[name]},
+                    {"open_miss", open_misses.contains(name)},
                     {"published_seq_per_s", published},
                     {"predicted_seq_per_s", p.seq_per_s},
                     {"error_pct", err},
@@ -157,7 +159,7 @@ nlohmann::json run_reproduction(const std::string& published_file) {
   out["rows"] = rows;
   out["mean_abs_error_pct_predictions"] = n_pred ? abs_err / n_pred : 0.0;
   out["structural_assumptions"] = pub.value("structural_assumptions", nlohmann::json::array());
-  out["open_misses"] = pub.value("open_misses", nlohmann::json::object());
+  out["open_misses"] = open_misses;
   // R3: Llama-2 7B on 128 trn1 vs the best layout found on p4d.24xlarge (R3: "up to 46% lower").
   Scenario r3 = load_scenario(workload_path("llama7b_tp8_dp512"));
   auto pr3 = predict(r3);
