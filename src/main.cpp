@@ -23,6 +23,7 @@ const char* kUsage =
     "  reproduce                every published row: prediction vs publication -> results/\n"
     "  sweep                    all valid layouts in worker processes; CSV/JSON/Markdown, Pareto front\n"
     "  merge PART.json...       combine sweep shards\n"
+    "  validation               predict the public validation corpus; results/validation.md, CI gate\n"
     "  campaign WORKLOAD.json   whole training run with failures: goodput, days, node-hours, cost\n";
 }
 
@@ -32,7 +33,7 @@ int sc_main(int argc, char* argv[]) {
       {"run", cmd_run},         {"validate", cmd_validate},   {"list", cmd_list},
       {"graph", cmd_graph},     {"calibrate", cmd_calibrate}, {"reproduce", cmd_reproduce},
       {"sweep", cmd_sweep},     {"merge", cmd_merge},         {"campaign", cmd_campaign},
-      {"run-batch", cmd_run_batch}};
+      {"run-batch", cmd_run_batch}, {"validation", cmd_validation}};
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -27,6 +27,8 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
                                      m.name, m.layers));
   if (w.sequence_parallel && w.seq_len * w.micro_batch % w.tp != 0)
     fail("/batch/seq_len", fmt::format("sequence parallelism needs micro_batch x seq_len divisible by tp {}", w.tp));
+  if (const std::string u = unsupported_features(w); !u.empty())
+    fail("/parallel", u + " is not modelled yet; remove it");
   if (w.seq_len > m.max_seq)
     fail("/batch/seq_len", fmt::format("seq_len {} exceeds the model's maximum {}; lower it", w.seq_len, m.max_seq));
 }

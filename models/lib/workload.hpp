@@ -21,10 +21,15 @@ struct Workload {
   std::string name, file, description;
   std::string model, hw;  // names resolved to models/<model>.json and hw/<hw>.json
   int64_t nodes = 1;
+  // Cores used in each node (0: all of them). Fewer than the node has is allowed on
+  // switch / all-to-all nodes, where every core sees the same fabric (e.g. 2 of 8 GPUs).
+  int64_t cores_per_node = 0;
   int64_t tp = 1, pp = 1, dp = 1;
   bool sequence_parallel = false;
   int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients
   Schedule schedule = Schedule::OneF1B;
+  // Interleaved 1F1B: model chunks per pipeline rank (Megatron's virtual pipeline size); 1 = plain.
+  int64_t virtual_stages = 1;
   int64_t micro_batch = 1, global_batch = 1, seq_len = 0;
   Precision precision = Precision::BF16_SR;
   // Gradient buffers and their DP reduction: BF16 for bf16-sr; for mixed-bf16 FP32 main
@@ -49,6 +54,8 @@ struct Workload {
 inline const char* grad_reduce_name(const Workload& w) { return w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"; }
 
 Workload load_workload(const std::string& file);
+// Features a workload asks for that trnsim does not model yet ("; "-separated, empty if none).
+std::string unsupported_features(const Workload& w);
 // The inverse of load_workload: a JSON document that loads back to the same Workload.
 std::string workload_to_json(const Workload& w);
 

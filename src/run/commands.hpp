@@ -16,5 +16,6 @@ int cmd_sweep(const ArgList& args);
 int cmd_merge(const ArgList& args);
 int cmd_campaign(const ArgList& args);
 int cmd_run_batch(const ArgList& args);
+int cmd_validation(const ArgList& args);
 
 }  // namespace trnsim

@@ -34,6 +34,9 @@ void validate_against_hw(const Workload& w, const HwSpec& hw) {
   auto fail = [&](const std::string& path, const std::string& msg) {
     throw ConfigError(config_message(w.file, path, msg));
   };
+  if (w.cores_per_node > hw.cores_per_node())
+    fail("/cores_per_node", fmt::format("{} cores per node asked but one {} has {}; lower cores_per_node", w.cores_per_node,
+                                        hw.instance, hw.cores_per_node()));
   const int64_t devices = w.nodes * hw.cores_per_node();
   if (w.devices() != devices)
     fail("/parallel", fmt::format("tp x pp x dp = {} x {} x {} = {} but {} nodes of {} have {} cores; make the product {}",
@@ -47,18 +50,40 @@ void validate_against_hw(const Workload& w, const HwSpec& hw) {
     fail("/parallel/tp", fmt::format("tp {} must divide the {} cores per node", w.tp, hw.cores_per_node()));
 }
 
+// A workload using fewer cores than a node has runs on a node of that many cores: exact on a
+// switch or all-to-all node (every core sees the same fabric), refused elsewhere.
+void use_partial_nodes(const Workload& w, HwSpec& hw) {
+  if (w.cores_per_node == 0 || w.cores_per_node == hw.cores_per_node()) return;
+  if (w.cores_per_node > hw.cores_per_node()) return;  // validate_against_hw reports it
+  const bool uniform = hw.intra.topology == Topology::Switch || hw.intra.topology == Topology::AllToAll;
+  if (!uniform || hw.cores_per_chip != 1)
+    throw ConfigError(config_message(w.file, "/cores_per_node",
+                                     fmt::format("partial nodes need a switch or all-to-all node of one core per chip; {} "
+                                                 "is a {} of {}-core chips; remove cores_per_node",
+                                                 hw.instance, to_string(hw.intra.topology), hw.cores_per_chip)));
+  hw.chips_per_node = static_cast<int>(w.cores_per_node);
+  hw.intra.dim_x = hw.chips_per_node;
+  hw.intra.dim_y = 1;
+}
+
 Scenario make_scenario(const Workload& w, bool allow_oom) {
+  const std::string path = model_path(w.model);
+  if (!std::filesystem::exists(path))
+    throw ConfigError(config_message(w.file, "/model", fmt::format("unknown model \"{}\" (no {}); see `trnsim list`",
+                                                                   w.model, path)));
+  return make_scenario(w, load_model_spec(path), allow_oom);
+}
+
+Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom) {
   Scenario s;
   s.workload = w;
-  auto resolve = [&](const std::string& kind, const std::string& name, const std::string& path) {
-    if (!std::filesystem::exists(path))
-      throw ConfigError(config_message(w.file, "/" + kind, fmt::format("unknown {} \"{}\" (no {}); see `trnsim list`",
-                                                                        kind, name, path)));
-  };
-  resolve("model", w.model, model_path(w.model));
-  resolve("hw", w.hw, hw_path(w.hw));
-  s.model = load_model_spec(model_path(w.model));
-  s.hw = load_hw_spec(hw_path(w.hw));
+  const std::string hw_file = hw_path(w.hw);
+  if (!std::filesystem::exists(hw_file))
+    throw ConfigError(config_message(w.file, "/hw", fmt::format("unknown hw \"{}\" (no {}); see `trnsim list`", w.hw,
+                                                                hw_file)));
+  s.model = model;
+  s.hw = load_hw_spec(hw_file);
+  use_partial_nodes(w, s.hw);
   validate_against_hw(w, s.hw);
   s.plan = build_step_plan(s.model, w);
   s.memory = memory_per_stage(s.model, w, s.plan);

@@ -34,6 +34,8 @@ void validate_against_hw(const Workload& w, const HwSpec& hw);
 // returned with fits = false instead (sweeps count those).
 Scenario load_scenario(const std::string& workload_file, bool allow_oom = false);
 Scenario make_scenario(const Workload& w, bool allow_oom = false);
+// The same with a model given in memory (the validation corpus builds shapes per row).
+Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom = false);
 // Strict check of any config file: hw (has "instance"), model (has "layers") or workload.
 void validate_file(const std::string& file);
 

@@ -1,0 +1,94 @@
+// cmd_validation.cpp — the `validation` subcommand: every row of the validation corpus
+// predicted, results/validation.{md,json}, and the CI gate on per-dataset mean errors.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "cli_args.hpp"
+#include "commands.hpp"
+#include "scenario.hpp"
+#include "trnsim/json_reader.hpp"
+#include "validation.hpp"
+
+namespace trnsim {
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t p; (p = s.find(',', start)) != std::string::npos; start = p + 1) out.push_back(s.substr(start, p - start));
+  out.push_back(s.substr(start));
+  return out;
+}
+
+// Fails (exit 1) when a dataset's mean absolute error is above the value recorded in the
+// thresholds file, or when a recorded dataset has fewer predicted rows than recorded.
+int check_thresholds(const nlohmann::json& v, const std::string& file) {
+  auto t = load_json_file(file);
+  int bad = 0;
+  for (auto it = t["max_mean_abs_pct"].begin(); it != t["max_mean_abs_pct"].end(); ++it) {
+    const std::string key = it.key();
+    if (!v["by_dataset"].contains(key)) continue;  // dataset not selected in this run
+    const auto& e = v["by_dataset"][key]["error"];
+    const double limit = it.value().get<double>();
+    const double got = e["n"].get<int>() ? e["mean_abs_pct"].get<double>() : 0.0;
+    const bool ok = got <= limit + 1e-9;
+    std::cout << fmt::format("{:<48} mean abs {:6.2f} %  limit {:6.2f} %  {}\n", key, got, limit, ok ? "ok" : "ABOVE LIMIT");
+    if (!ok) ++bad;
+  }
+  if (bad) std::cerr << fmt::format("error: {}: {} dataset(s) above their recorded mean error; fix the model (limits only go down)\n", file, bad);
+  return bad ? 1 : 0;
+}
+
+}  // namespace
+
+int cmd_validation(const ArgList& argv) {
+  Args a("validation", "[options]",
+         "Predict every row of the public validation corpus (Korthikanti 2022, vTrain, AWS Neuron trn1 tables,\n"
+         "NVIDIA NeMo tables, and the seed rows), fit the declared per-family hardware parameters on the rows\n"
+         "the calibration rule picks, and write validation.md / validation.json: error per dataset and family,\n"
+         "leave-one-dataset-out errors, rows not expressible (by missing feature) and refusals.");
+  a.option("dataset", "", "comma-separated datasets (default: all): seed, korthikanti2022, vtrain_multi, vtrain_single, aws_neuron_trn1, nvidia_nemo")
+      .option("data", "", "directory of the corpus CSVs (default: ../shared/reference/validation beside the checkout)")
+      .option("out", "results", "directory for validation.md and validation.json")
+      .option("sample-single", "0", "use a seeded sample of N vtrain_single rows (0: all 1,440)")
+      .option("seed", "1", "seed of that sample")
+      .option("check", "", "thresholds JSON: exit 1 if a dataset's mean abs error exceeds its recorded limit")
+      .option("data-dir", "", "directory holding hw/ and models/")
+      .flag("no-leave-out", "skip the leave-one-dataset-out refits")
+      .flag("quiet", "no progress lines on stderr");
+  if (!a.parse(argv)) return 0;
+  if (!a.positional().empty()) throw UsageError("trnsim validation: takes no positional arguments; see --help");
+  if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
+  ValidationOptions opt;
+  if (a.has("dataset") && !a.get("dataset").empty()) opt.datasets = split(a.get("dataset"));
+  opt.csv_dir = a.has("data") && !a.get("data").empty() ? a.get("data") : data_dir() + "/../shared/reference/validation";
+  const double sample = a.number("sample-single"), seed = a.number("seed");
+  if (!(sample >= 0 && sample <= 1e6) || sample != std::floor(sample))
+    throw UsageError("trnsim validation: --sample-single must be a whole number from 0 to 1000000");
+  if (!(seed >= 0 && seed <= 4294967295.0) || seed != std::floor(seed))
+    throw UsageError("trnsim validation: --seed must be a whole number from 0 to 4294967295");
+  opt.sample_single = static_cast<size_t>(sample);
+  opt.seed = static_cast<unsigned>(seed);
+  opt.leave_one_out = !a.has("no-leave-out");
+  opt.progress = !a.has("quiet");
+  std::error_code ec;
+  std::filesystem::create_directories(a.get("out"), ec);
+  if (ec) throw UsageError(fmt::format("trnsim validation: --out {}: cannot create the directory ({})", a.get("out"), ec.message()));
+  auto v = run_validation(opt);
+  write_text_file(a.get("out") + "/validation.json", v.dump(1) + "\n");
+  write_text_file(a.get("out") + "/validation.md", validation_markdown(v));
+  std::cout << "wrote " << a.get("out") << "/validation.md and validation.json\n";
+  for (auto it = v["by_family"].begin(); it != v["by_family"].end(); ++it) {
+    const auto& e = it.value()["error"];
+    if (e["n"].get<int>() == 0) continue;
+    std::cout << fmt::format("{:<24} {:4d} predicted  mean abs {:5.1f} %  bias {:+5.1f} %\n", it.key(), e["n"].get<int>(),
+                             e["mean_abs_pct"].get<double>(), e["bias_pct"].get<double>());
+  }
+  if (a.has("check") && !a.get("check").empty()) return check_thresholds(v, a.get("check"));
+  return 0;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,24 @@
+// csv_table.hpp — a small RFC-4180 CSV reader (quoted fields, doubled quotes, commas and
+// newlines inside quotes) for the validation corpus, with strict column lookup.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace trnsim {
+
+class CsvTable {
+ public:
+  static CsvTable load(const std::string& file);  // throws ConfigError (missing, ragged rows)
+  size_t rows() const { return rows_.size(); }
+  // Cell of data row r (0-based) in the named column; throws ConfigError if the column is missing.
+  const std::string& at(size_t r, const std::string& column) const;
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+  std::map<std::string, size_t> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace trnsim

@@ -1,0 +1,340 @@
+// validation.cpp — see validation.hpp. Predictions come from the model only; a measured
+// figure enters solely to compute the error and, for the rows the declared rule marks,
+// the per-family fit of the named hardware parameters.
+#include "validation.hpp"
+
+#include <Eigen/Dense>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include "scenario.hpp"
+#include "step_executor.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
+
+namespace trnsim {
+namespace {
+
+double* parameter_slot(HwSpec& hw, const std::string& name) {
+  if (name == "tensor.efficiency") return &hw.tensor.efficiency;
+  throw ConfigError(fmt::format("calibration: unknown parameter \"{}\"; allowed: tensor.efficiency", name));
+}
+
+void apply(HwSpec& hw, const std::string& family, const FamilyParams& p) {
+  auto it = p.find(family);
+  if (it == p.end()) return;
+  for (const auto& [name, value] : it->second) *parameter_slot(hw, name) = value;
+}
+
+// Performance rows as a throughput (bigger = faster), so that one sign convention holds.
+double as_throughput(Metric q, double v) { return q == Metric::IterationTime ? 1.0 / v : v; }
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double idx = p * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(idx)), hi = static_cast<size_t>(std::ceil(idx));
+  return v[lo] + (v[hi] - v[lo]) * (idx - static_cast<double>(lo));
+}
+
+nlohmann::json stats(const std::vector<double>& signed_errs) {
+  std::vector<double> a;
+  for (double e : signed_errs) a.push_back(std::abs(e));
+  if (a.empty()) return {{"n", 0}};
+  const double n = static_cast<double>(a.size());
+  return {{"n", a.size()},
+          {"mean_abs_pct", 100 * std::accumulate(a.begin(), a.end(), 0.0) / n},
+          {"median_abs_pct", 100 * percentile(a, 0.5)},
+          {"p90_abs_pct", 100 * percentile(a, 0.9)},
+          {"worst_abs_pct", 100 * *std::max_element(a.begin(), a.end())},
+          {"bias_pct", 100 * std::accumulate(signed_errs.begin(), signed_errs.end(), 0.0) / n}};
+}
+
+void progress(bool on, const std::string& msg) {
+  if (on) std::cerr << "validation: " << msg << "\n";
+}
+
+}  // namespace
+
+const std::vector<std::string>& calibration_parameters(const std::string&) {
+  static const std::vector<std::string> p = {"tensor.efficiency"};
+  return p;
+}
+
+std::vector<std::string> family_hw_files(const std::string& family) {
+  if (family == "trainium") return {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"};
+  if (family == "gaudi") return {"dl1.24xlarge"};
+  if (family == "a100") return {"p4d.24xlarge", "dgx-a100-80g", "vtrain-a100"};
+  if (family == "h100") return {"dgx-h100", "p5.48xlarge"};
+  return {};
+}
+
+bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status) {
+  if (!c.has_workload) {
+    status = "not expressible: " + c.not_expressible;
+    return false;
+  }
+  try {
+    Scenario s = make_scenario(c.workload, c.model, /*allow_oom=*/true);
+    apply(s.hw, c.family, p);
+    const auto& peak = peak_stage(s.memory);
+    switch (c.quantity) {
+      case Metric::StatesGiB:
+        predicted = in_gib(peak.weights + peak.gradients + peak.optimizer_states + peak.master_weights);
+        return true;
+      case Metric::ActivationsGiB:
+        predicted = in_gib(peak.activations);
+        return true;
+      case Metric::ActivationPctOfNone: {
+        Workload none = c.workload;
+        none.checkpointing = Checkpointing::None;
+        none.sequence_parallel = false;
+        Scenario b = make_scenario(none, c.model, true);
+        predicted = 100.0 * peak.activations.base() / peak_stage(b.memory).activations.base();
+        return true;
+      }
+      default:
+        break;
+    }
+    if (!s.fits) {
+      status = fmt::format("refused: does not fit in HBM ({:.1f} GiB needed, {:.1f} GiB usable)", in_gib(peak.total()),
+                           in_gib(s.hw.hbm_per_core()));
+      return false;
+    }
+    const double step = execute_step(s).step_time_s;
+    const auto& w = c.workload;
+    if (c.quantity == Metric::IterationTime) predicted = step;
+    else if (c.quantity == Metric::ClusterSeqPerS) predicted = static_cast<double>(w.global_batch) / step;
+    else predicted = static_cast<double>(w.tokens_per_step()) / step / static_cast<double>(w.devices());
+    return true;
+  } catch (const ConfigError& e) {
+    status = std::string("refused: ") + e.what();
+    return false;
+  }
+}
+
+double signed_error(const ValidationCase& c, double predicted) {
+  if (is_performance(c.quantity)) return as_throughput(c.quantity, predicted) / as_throughput(c.quantity, c.measured) - 1;
+  return predicted / c.measured - 1;
+}
+
+std::vector<ValidationCase> load_corpus(const ValidationOptions& opt) {
+  std::vector<ValidationCase> all;
+  for (const auto& name : opt.datasets.empty() ? dataset_names() : opt.datasets) {
+    auto rows = load_dataset(name, opt.csv_dir);
+    if (name == "vtrain_single" && opt.sample_single > 0 && opt.sample_single < rows.size()) {
+      std::mt19937 rng(opt.seed);
+      std::shuffle(rows.begin(), rows.end(), rng);
+      rows.resize(opt.sample_single);
+      std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.row < b.row; });
+    }
+    all.insert(all.end(), rows.begin(), rows.end());
+  }
+  // The declared rule (results/validation/RULES.md): in each dataset, for each model as the
+  // dataset names it, the performance row with the fewest devices that trnsim accepts (valid
+  // and fitting in memory); ties go to the first row of the file.
+  std::map<std::pair<std::string, std::string>, size_t> pick;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const auto& c = all[i];
+    if (!c.has_workload || !is_performance(c.quantity)) continue;
+    try {
+      if (!make_scenario(c.workload, c.model, true).fits) continue;
+    } catch (const ConfigError&) {
+      continue;
+    }
+    const auto key = std::make_pair(c.dataset, c.model_name);
+    auto it = pick.find(key);
+    if (it == pick.end() || c.gpus < all[it->second].gpus) pick[key] = i;
+  }
+  for (const auto& [key, i] : pick) all[i].calibration = true;
+  return all;
+}
+
+FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::string& exclude, nlohmann::json* log) {
+  std::map<std::string, std::vector<const ValidationCase*>> by_family;
+  for (const auto& c : cases)
+    if (c.calibration && c.dataset != exclude) by_family[c.family].push_back(&c);
+  FamilyParams out;
+  for (const auto& [family, rows] : by_family) {
+    const auto& names = calibration_parameters(family);
+    const auto files = family_hw_files(family);
+    if (files.empty()) continue;
+    HwSpec start = load_hw_spec(hw_path(files.front()));
+    Eigen::VectorXd x(static_cast<Eigen::Index>(names.size()));
+    for (size_t k = 0; k < names.size(); ++k) x(static_cast<Eigen::Index>(k)) = *parameter_slot(start, names[k]);
+    auto residual = [&](const Eigen::VectorXd& v) {
+      FamilyParams p;
+      for (size_t k = 0; k < names.size(); ++k) p[family][names[k]] = v(static_cast<Eigen::Index>(k));
+      Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
+      for (size_t i = 0; i < rows.size(); ++i) {
+        double pred = 0;
+        std::string status;
+        if (!predict_case(*rows[i], p, pred, status))
+          throw ConfigError(fmt::format("calibration row {} row {} cannot run: {}", rows[i]->dataset, rows[i]->row, status));
+        r(static_cast<Eigen::Index>(i)) = std::log(as_throughput(rows[i]->quantity, pred) /
+                                                   as_throughput(rows[i]->quantity, rows[i]->measured));
+      }
+      return r;
+    };
+    // Gauss-Newton on log throughput (finite-difference Jacobian), parameters kept in [0.05, 1].
+    int it = 0;
+    Eigen::VectorXd r = residual(x);
+    for (it = 1; it <= 30; ++it) {
+      Eigen::MatrixXd J(r.size(), x.size());
+      for (Eigen::Index k = 0; k < x.size(); ++k) {
+        Eigen::VectorXd xp = x;
+        xp(k) += 1e-4;
+        J.col(k) = (residual(xp) - r) / 1e-4;
+      }
+      Eigen::VectorXd step = J.colPivHouseholderQr().solve(-r);
+      const Eigen::VectorXd next = (x + step).cwiseMax(0.05).cwiseMin(1.0);
+      const double moved = (next - x).norm();
+      x = next;
+      r = residual(x);
+      if (moved < 1e-6) break;
+    }
+    for (size_t k = 0; k < names.size(); ++k)
+      out[family][names[k]] = std::round(x(static_cast<Eigen::Index>(k)) * 1e4) / 1e4;
+    if (log) {
+      nlohmann::json rows_j = nlohmann::json::array();
+      for (const auto* c : rows) rows_j.push_back(fmt::format("{} row {} ({})", c->dataset, c->row, c->label));
+      (*log)[family] = {{"parameters", out[family]},
+                        {"rows", rows_j},
+                        {"iterations", it},
+                        {"rms_log_residual", std::sqrt(r.squaredNorm() / static_cast<double>(r.size()))},
+                        {"hw_files", files}};
+    }
+  }
+  return out;
+}
+
+nlohmann::json run_validation(const ValidationOptions& opt) {
+  progress(opt.progress, "loading datasets and choosing calibration rows by the declared rule");
+  const auto cases = load_corpus(opt);
+  nlohmann::json fit_log = nlohmann::json::object();
+  progress(opt.progress, "fitting per-family hardware parameters on the calibration rows");
+  const FamilyParams params = fit_families(cases, "", &fit_log);
+  // Hardware files must carry the fitted values, or the seed reproduction and `trnsim run`
+  // would disagree with this report.
+  nlohmann::json stale = nlohmann::json::array();
+  for (const auto& [family, ps] : params)
+    for (const auto& file : family_hw_files(family)) {
+      HwSpec hw = load_hw_spec(hw_path(file));
+      for (const auto& [name, v] : ps)
+        if (std::abs(*parameter_slot(hw, name) - v) > 5e-4)
+          stale.push_back(fmt::format("hw/{}.json {} = {} (fit: {})", file, name, *parameter_slot(hw, name), v));
+    }
+  std::map<std::string, FamilyParams> lodo;  // dataset -> parameters fitted without it
+  std::map<std::string, std::vector<std::string>> lodo_unfitted;
+  if (opt.leave_one_out) {
+    std::set<std::string> ds;
+    for (const auto& c : cases) ds.insert(c.dataset);
+    for (const auto& d : ds) {
+      progress(opt.progress, "leave-one-dataset-out fit without " + d);
+      lodo[d] = fit_families(cases, d);
+      std::set<std::string> fams;
+      for (const auto& c : cases)
+        if (c.dataset == d && c.has_workload) fams.insert(c.family);
+      for (const auto& f : fams)
+        if (!lodo[d].count(f)) lodo_unfitted[d].push_back(f);
+    }
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  size_t done = 0;
+  for (const auto& c : cases) {
+    if (opt.progress && ++done % 200 == 0) progress(true, fmt::format("{} / {} rows", done, cases.size()));
+    nlohmann::json j = {{"dataset", c.dataset}, {"row", c.row},           {"label", c.label},
+                        {"family", c.family},   {"model", c.model_name}, {"quantity", to_string(c.quantity)},
+                        {"unit", unit_of(c.quantity)}, {"measured", c.measured}, {"calibration", c.calibration},
+                        {"params_b", c.params_b}, {"gpus", c.gpus}, {"tp", c.tp}, {"pp", c.pp}, {"seq", c.seq}};
+    if (c.has_workload)
+      j["layout"] = fmt::format("TP{} PP{} DP{} VP{} mb{} gb{} seq{} {} {}{}", c.workload.tp, c.workload.pp,
+                                c.workload.dp, c.workload.virtual_stages, c.workload.micro_batch,
+                                c.workload.global_batch, c.workload.seq_len, to_string(c.workload.precision),
+                                to_string(c.workload.checkpointing), c.workload.sequence_parallel ? " SP" : "");
+    double pred = 0;
+    std::string status;
+    if (predict_case(c, params, pred, status)) {
+      j["status"] = c.calibration ? "calibration" : "predicted";
+      j["predicted"] = pred;
+      j["error_pct"] = 100 * signed_error(c, pred);
+      if (opt.leave_one_out && is_performance(c.quantity) && lodo.count(c.dataset)) {
+        double p2 = 0;
+        std::string s2;
+        if (predict_case(c, lodo[c.dataset], p2, s2)) j["error_lodo_pct"] = 100 * signed_error(c, p2);
+      }
+    } else {
+      j["status"] = status.rfind("not expressible", 0) == 0 ? "not expressible" : "refused";
+      j["reason"] = status.rfind("not expressible: ", 0) == 0 ? c.not_expressible : status;
+    }
+    rows.push_back(j);
+  }
+  // Summaries: per dataset x quantity, per family (performance quantities), blockers.
+  auto summarise = [&](auto key_of) {
+    std::map<std::string, nlohmann::json> acc;
+    std::map<std::string, std::vector<double>> errs, lerrs;
+    for (const auto& r : rows) {
+      const std::string k = key_of(r);
+      if (k.empty()) continue;
+      auto& a = acc[k];
+      if (a.is_null()) a = {{"rows", 0}, {"predicted", 0}, {"calibration", 0}, {"not_expressible", 0}, {"refused", 0}};
+      a["rows"] = a["rows"].get<int>() + 1;
+      const std::string st = r["status"];
+      const std::string field = st == "not expressible" ? "not_expressible" : st;
+      a[field] = a[field].get<int>() + 1;
+      if (st == "predicted") errs[k].push_back(r["error_pct"].get<double>() / 100);
+      if (st != "refused" && st != "not expressible" && r.contains("error_lodo_pct"))
+        lerrs[k].push_back(r["error_lodo_pct"].get<double>() / 100);
+    }
+    nlohmann::json out = nlohmann::json::object();
+    for (auto& [k, a] : acc) {
+      a["error"] = stats(errs[k]);
+      a["error_leave_dataset_out"] = stats(lerrs[k]);
+      out[k] = a;
+    }
+    return out;
+  };
+  nlohmann::json v;
+  v["by_dataset"] = summarise([](const nlohmann::json& r) {
+    return r["dataset"].get<std::string>() + " / " + r["quantity"].get<std::string>();
+  });
+  v["by_family"] = summarise([](const nlohmann::json& r) {
+    const std::string q = r["quantity"];
+    const bool perf = q == "iteration_time" || q == "cluster_seq_per_s" || q == "tokens_per_s_per_gpu";
+    return (perf ? r["family"].get<std::string>() + " / performance" : r["family"].get<std::string>() + " / memory");
+  });
+  std::map<std::string, std::pair<int, int>> blockers;  // feature -> (rows it blocks, rows it alone blocks)
+  for (const auto& r : rows) {
+    if (r["status"] != "not expressible") continue;
+    const std::string reason = r["reason"];
+    std::vector<std::string> parts;
+    size_t start = 0;
+    for (size_t p; (p = reason.find("; ", start)) != std::string::npos; start = p + 2) parts.push_back(reason.substr(start, p - start));
+    parts.push_back(reason.substr(start));
+    for (const auto& p : parts) {
+      ++blockers[p].first;
+      if (parts.size() == 1) ++blockers[p].second;
+    }
+  }
+  nlohmann::json bl = nlohmann::json::array();
+  for (const auto& [k, n] : blockers) bl.push_back({{"feature", k}, {"rows_blocked", n.first}, {"rows_blocked_by_it_alone", n.second}});
+  std::sort(bl.begin(), bl.end(), [](const auto& a, const auto& b) { return a["rows_blocked"] > b["rows_blocked"]; });
+  v["blockers"] = bl;
+  v["calibration"] = fit_log;
+  v["stale_hw_files"] = stale;
+  nlohmann::json lj = nlohmann::json::object();
+  for (const auto& [d, p] : lodo) lj[d] = {{"parameters", p}, {"families_without_other_data", lodo_unfitted[d]}};
+  v["leave_one_dataset_out"] = lj;
+  v["sample_single"] = opt.sample_single;
+  v["seed"] = opt.seed;
+  v["rows"] = rows;
+  return v;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,46 @@
+// validation.hpp — every row of the validation corpus predicted and compared with its
+// measurement; the declared calibration rule and fit (per hardware family, named hardware
+// parameters only); leave-one-dataset-out errors; the tables of results/validation.md.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "validation_case.hpp"
+
+namespace trnsim {
+
+// family -> parameter name -> value
+using FamilyParams = std::map<std::string, std::map<std::string, double>>;
+
+struct ValidationOptions {
+  std::vector<std::string> datasets;  // empty: all
+  std::string csv_dir;                // ../shared/reference/validation
+  size_t sample_single = 0;           // >0: seeded sample of vtrain_single rows (stated in the report)
+  unsigned seed = 1;
+  bool leave_one_out = true;
+  bool progress = true;               // one status line per stage on stderr
+};
+
+// The named hardware parameters fitted per family (at most three each).
+const std::vector<std::string>& calibration_parameters(const std::string& family);
+// The hw files that carry a family's fitted parameters.
+std::vector<std::string> family_hw_files(const std::string& family);
+
+// Loads the datasets and marks calibration rows by the declared rule (results/validation/RULES.md).
+std::vector<ValidationCase> load_corpus(const ValidationOptions& opt);
+// Fits every family that has calibration rows; families without keep their hw-file values.
+FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::string& exclude_dataset = "",
+                          nlohmann::json* log = nullptr);
+// The prediction of one case under the given parameters. Returns false and sets `status`
+// ("refused: ...") when trnsim rejects a configuration that ran.
+bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status);
+// Signed error in the report's convention: performance rows (predicted/measured throughput - 1,
+// positive = trnsim too fast), memory rows (predicted/measured - 1, positive = too much).
+double signed_error(const ValidationCase& c, double predicted);
+
+nlohmann::json run_validation(const ValidationOptions& opt);
+std::string validation_markdown(const nlohmann::json& v);
+
+}  // namespace trnsim

@@ -1,0 +1,52 @@
+// validation_case.hpp — one published measurement turned into something trnsim can
+// check: the workload in the project's own schema (or the reason it cannot be written
+// in it), the measured quantity, and the features the error tables group by.
+// Why: the validation corpus (../shared/reference/validation) has five datasets with
+// five column layouts; each gets one mapping (validation_datasets.cpp) onto this type,
+// and everything downstream (run, fit, tables, plots) sees only this type.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "model_spec.hpp"
+#include "workload.hpp"
+
+namespace trnsim {
+
+enum class Metric {
+  IterationTime,        // seconds per training step
+  ClusterSeqPerS,       // sequences per second, whole cluster
+  TokensPerSPerGpu,     // tokens per second per GPU
+  StatesGiB,            // params + grads + optimizer states per GPU (GiB)
+  ActivationsGiB,       // activation memory per GPU (GiB)
+  ActivationPctOfNone,  // activation memory as % of the same layout without recompute/SP
+};
+const char* to_string(Metric q);
+const char* unit_of(Metric q);
+// Time-like quantities depend on the calibrated hardware parameters; memory ones do not.
+bool is_performance(Metric q);
+
+struct ValidationCase {
+  std::string dataset;
+  int row = 0;                   // 1-based data row of the CSV (header excluded)
+  std::string label;             // short human description: model, layout
+  std::string family;            // hardware family (calibration unit), e.g. "a100"
+  std::string model_name;        // as the dataset names it (calibration rule groups by it)
+  std::string not_expressible;   // non-empty: what trnsim lacks, "; "-separated blockers
+  bool has_workload = false;
+  Workload workload;
+  ModelSpec model;
+  Metric quantity = Metric::IterationTime;
+  double measured = 0;
+  bool calibration = false;      // chosen by the declared rule (validation.cpp)
+  // features for the error-vs-feature tables
+  double params_b = 0;
+  int64_t gpus = 0, tp = 1, pp = 1, seq = 0;
+};
+
+// The datasets, in report order, and their CSV files under `dir`.
+const std::vector<std::string>& dataset_names();
+// Builds every row of one dataset (throws ConfigError naming the file on a malformed CSV).
+std::vector<ValidationCase> load_dataset(const std::string& name, const std::string& dir);
+
+}  // namespace trnsim
