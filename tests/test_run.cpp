@@ -205,3 +205,48 @@ TEST_CASE("extrapolating the 1F1B steady state equals simulating every micro-bat
     CHECK(r.step_time_s == Approx(ref.step_time_s).epsilon(1e-6));
   }
 }
+
+// Identical programs on every virtual stage (a middle stage's, copied) and free links: the
+// pipeline time is then exactly (m*v + p - 1) chunk-times for 1F1B (v = 1, Narayanan et al.
+// 2021) and interleaved 1F1B (Megatron; bubble (p-1)/v stage-times), where a chunk-time is one
+// micro-batch's forward + backward on one chunk.
+namespace {
+double pipeline_time(int64_t p, int64_t v, int64_t m, double& chunk_time) {
+  auto w = workload("llama2-7b", "trn1.32xlarge", p / 4, 8, p, 1, 1, m, 4096);  // TP 8 x PP p fills p/4 nodes
+  w.sequence_parallel = true;
+  w.checkpointing = Checkpointing::Selective;
+  w.virtual_stages = v;
+  auto s = make_scenario(w, true);
+  s.hw.intra.link_bandwidth = s.hw.intra.onchip_bandwidth = s.hw.inter.nic_bandwidth = gigabytes_per_s(1e12);
+  s.hw.intra.link_latency_s = s.hw.inter.latency_s = s.hw.collectives.step_overhead_s = 0;
+  const StageProgram& mid = s.plan.stages[1];
+  for (auto& st : s.plan.stages) {
+    const int stage = st.stage, rank = st.rank, chunk = st.chunk;
+    st = mid;
+    st.stage = stage, st.rank = rank, st.chunk = chunk;
+    st.optimizer.clear();
+  }
+  auto r = execute_step(s, StepOptions{false, 1 << 20});  // no extrapolation: the full schedule
+  chunk_time = r.stages[0].compute_s + r.stages[0].recompute_s;
+  chunk_time /= static_cast<double>(m * v);
+  return r.step_time_s;
+}
+}  // namespace
+
+TEST_CASE("1F1B and interleaved 1F1B take exactly (m v + p - 1) chunk-times with free links", "[run][pipeline]") {
+  for (auto [p, v, m] : std::vector<std::array<int64_t, 3>>{{4, 1, 8}, {4, 2, 8}, {4, 4, 8}, {4, 2, 12}, {8, 2, 16}, {8, 4, 8}}) {
+    double t = 0;
+    const double total = pipeline_time(p, v, m, t);
+    INFO("p " << p << " v " << v << " m " << m << ": " << total << " s vs " << (m * v + p - 1) << " chunk-times of " << t);
+    CHECK(total == Approx(static_cast<double>(m * v + p - 1) * t).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("interleaving shrinks the bubble by v and adds no compute", "[run][pipeline]") {
+  double t1 = 0, t2 = 0;
+  const int64_t p = 4, m = 8;
+  const double plain = pipeline_time(p, 1, m, t1), inter = pipeline_time(p, 2, m, t2);
+  const double bubble_plain = plain - static_cast<double>(m) * t1, bubble_inter = inter - static_cast<double>(m * 2) * t2;
+  CHECK(2 * t2 == Approx(t1).epsilon(1e-9));  // a chunk is half a stage
+  CHECK(bubble_inter == Approx(bubble_plain / 2).epsilon(1e-9));
+}

@@ -42,30 +42,62 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
   return Bytes(el * total);
 }
 
+// Chunk-micro-batches whose activations a pipeline rank holds at its peak. GPipe: every
+// micro-batch. 1F1B: p - r (Narayanan et al. 2021). Interleaved 1F1B (Megatron): the warm-up
+// forwards (p - r - 1)*2 + (v - 1)*p plus the one in flight; for rank 0 that is
+// p*v*(1 + (p-1)/(p*v)) chunks, Korthikanti et al.'s L(1 + (p-1)/(pm)) layers.
+int64_t in_flight_chunks(const Workload& w, int64_t rank, int64_t micro_batches) {
+  const int64_t p = w.pp, v = w.virtual_stages;
+  if (w.schedule == Schedule::GPipe) return micro_batches;
+  if (v == 1) return std::min<int64_t>(p - rank, micro_batches);
+  return std::min<int64_t>((p - rank - 1) * 2 + (v - 1) * p + 1, micro_batches * v);
+}
+
 std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload& w, const StepPlan& plan) {
   std::vector<MemoryBreakdown> out;
   const int pbytes = w.precision == Precision::FP32 ? 4 : 2;
   const int gbytes = w.grad_bytes();
   const int64_t mbs = plan.micro_batches;
-  for (const auto& st : plan.stages) {
+  for (int64_t rank = 0; rank < plan.ranks; ++rank) {
     MemoryBreakdown b;
-    b.stage = st.stage;
-    const double P = static_cast<double>(st.parameters);
+    b.stage = static_cast<int>(rank);
+    double P = 0;
+    int64_t layers = 0, chunk_layers = 0;
+    bool last = false;
+    for (const auto& st : plan.stages) {
+      if (st.rank != rank) continue;
+      P += static_cast<double>(st.parameters);
+      layers += st.num_layers;
+      chunk_layers = st.num_layers;
+      last = last || st.last;
+    }
     const double shard = w.zero >= 1 ? static_cast<double>(w.dp) : 1.0;
     b.weights = Bytes(P * pbytes);
     // ZeRO-2 keeps its gradient shard plus one layer's full gradients (the reduce bucket in flight).
-    b.gradients = w.zero >= 2 ? Bytes(P * gbytes / shard + P / static_cast<double>(std::max<int64_t>(1, st.num_layers)) * gbytes)
+    b.gradients = w.zero >= 2 ? Bytes(P * gbytes / shard + P / static_cast<double>(std::max<int64_t>(1, layers)) * gbytes)
                               : Bytes(P * gbytes);
     b.optimizer_states = Bytes(P * 8.0 / shard);  // FP32 first and second moments
     if (w.precision == Precision::MixedBF16) b.master_weights = Bytes(P * 4.0 / shard);
-    b.in_flight = w.schedule == Schedule::GPipe ? mbs : std::min<int64_t>(w.pp - st.stage, mbs);
+    b.in_flight = in_flight_chunks(w, rank, mbs);
     b.activation_per_layer = layer_activation_bytes(m, w);
-    Bytes per_mb = b.activation_per_layer * static_cast<double>(st.num_layers);
-    if (st.last) per_mb += Bytes(4.0 * w.micro_batch * w.seq_len * ((m.vocab + w.tp - 1) / w.tp));  // FP32 logits kept for the loss
-    b.activations = per_mb * static_cast<double>(b.in_flight);
-    // Largest temporary: the biggest op output, and under full recompute one layer's full activations.
+    b.activations = b.activation_per_layer * static_cast<double>(chunk_layers * b.in_flight);
+    // FP32 logits kept for the loss: one micro-batch's under 1F1B (its backward follows at once), all under GPipe.
+    if (last)
+      b.activations += Bytes(4.0 * w.micro_batch * w.seq_len * ((m.vocab + w.tp - 1) / w.tp)) *
+                       static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
+    // Largest temporary: the biggest output of a forward / backward / recompute op (a transient
+    // buffer such as the score gradient or the logits), and under full recompute one layer's full
+    // activations. Optimizer ops are excluded: AdamW updates parameters and states in place, and
+    // those are already counted above (counting its output again double-counted ~14 B/parameter).
     Bytes tmp;
-    for (auto v : boost::make_iterator_range(boost::vertices(st.graph))) tmp = std::max(tmp, st.graph[v].bytes_written);
+    for (const auto& st : plan.stages) {
+      if (st.rank != rank) continue;
+      for (auto v : boost::make_iterator_range(boost::vertices(st.graph))) {
+        const Op& op = st.graph[v];
+        if (op.phase == Phase::Optimizer || op.is_collective()) continue;
+        tmp = std::max(tmp, op.bytes_written);
+      }
+    }
     if (w.checkpointing == Checkpointing::Full) {
       Workload nw = w;
       nw.checkpointing = Checkpointing::None;

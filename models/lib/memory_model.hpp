@@ -14,10 +14,10 @@
 namespace trnsim {
 
 struct MemoryBreakdown {
-  int stage = 0;
+  int stage = 0;  // pipeline rank
   Bytes weights, gradients, optimizer_states, master_weights, activations, temporary;
   Bytes activation_per_layer;  // one micro-batch, one layer
-  int64_t in_flight = 1;       // micro-batches whose activations are live at once
+  int64_t in_flight = 1;       // (chunk, micro-batch) activation sets live at once on this rank
   Bytes total() const { return weights + gradients + optimizer_states + master_weights + activations + temporary; }
 };
 

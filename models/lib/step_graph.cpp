@@ -25,10 +25,18 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if (m.layers % w.pp != 0)
     fail("/parallel/pp", fmt::format("pp {} does not divide the {} layers of {}; use a divisor of {}", w.pp, m.layers,
                                      m.name, m.layers));
+  if (m.layers % (w.pp * w.virtual_stages) != 0)
+    fail("/parallel/virtual_stages", fmt::format("pp x virtual_stages = {} x {} does not divide the {} layers of {}",
+                                                 w.pp, w.virtual_stages, m.layers, m.name));
+  if (w.virtual_stages > 1 && w.pp < 2)
+    fail("/parallel/virtual_stages", "interleaving needs pp >= 2; set virtual_stages 1");
+  if (w.virtual_stages > 1 && w.schedule != Schedule::OneF1B)
+    fail("/parallel/virtual_stages", "interleaving is a 1F1B schedule; set schedule \"1f1b\" or virtual_stages 1");
+  if (w.virtual_stages > 1 && w.grad_accum() % w.pp != 0)
+    fail("/batch/global_batch", fmt::format("the interleaved schedule needs micro-batches per step ({}) divisible by pp {} "
+                                            "(Megatron); change global_batch or micro_batch", w.grad_accum(), w.pp));
   if (w.sequence_parallel && w.seq_len * w.micro_batch % w.tp != 0)
     fail("/batch/seq_len", fmt::format("sequence parallelism needs micro_batch x seq_len divisible by tp {}", w.tp));
-  if (const std::string u = unsupported_features(w); !u.empty())
-    fail("/parallel", u + " is not modelled yet; remove it");
   if (w.seq_len > m.max_seq)
     fail("/batch/seq_len", fmt::format("seq_len {} exceeds the model's maximum {}; lower it", w.seq_len, m.max_seq));
 }
@@ -124,7 +132,7 @@ struct GraphBuilder {
 
 DType compute_dtype(const Workload& w) { return w.precision == Precision::FP32 ? DType::FP32 : DType::BF16; }
 
-int64_t stage_layers(const ModelSpec& m, const Workload& w) { return m.layers / w.pp; }
+int64_t stage_layers(const ModelSpec& m, const Workload& w) { return m.layers / (w.pp * w.virtual_stages); }
 
 StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   check_sharding(m, w);
@@ -136,13 +144,18 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   const bool sp = w.sequence_parallel;
   const int grad_bytes = w.grad_bytes();
   double fwd_bwd_flops = 0, recompute_flops = 0;
-  plan.stages.reserve(static_cast<size_t>(w.pp));
+  const int64_t programs = w.pp * w.virtual_stages;
+  plan.ranks = w.pp;
+  plan.virtual_stages = w.virtual_stages;
+  plan.stages.reserve(static_cast<size_t>(programs));
 
-  for (int s = 0; s < w.pp; ++s) {
+  for (int s = 0; s < programs; ++s) {
     StageProgram st;
     st.stage = s;
+    st.rank = static_cast<int>(s % w.pp);
+    st.chunk = static_cast<int>(s / w.pp);
     st.first = s == 0;
-    st.last = s == w.pp - 1;
+    st.last = s == programs - 1;
     st.first_layer = s * per_stage;
     st.num_layers = per_stage;
     st.p2p_bytes = Bytes(static_cast<double>(ctx.local_tokens() * m.hidden * dtype_bytes(dt)));

@@ -21,8 +21,11 @@ struct DpBucket {
   size_t ready_after = 0;  // grads complete once backward[ready_after] has run
 };
 
+// One model chunk's program. Without interleaving there is one per pipeline rank; with
+// virtual_stages v, rank r holds v chunks, chunk c being virtual stage c*pp + r (Megatron).
 struct StageProgram {
-  int stage = 0;
+  int stage = 0;                     // virtual stage (index in StepPlan::stages)
+  int rank = 0, chunk = 0;           // pipeline rank that runs it, and which of its chunks
   int64_t first_layer = 0, num_layers = 0;
   bool first = false, last = false;
   int64_t parameters = 0;            // parameters held by this core (after TP sharding)
@@ -36,7 +39,8 @@ struct StageProgram {
 };
 
 struct StepPlan {
-  std::vector<StageProgram> stages;
+  std::vector<StageProgram> stages;  // by virtual stage: pp x virtual_stages programs
+  int64_t ranks = 1, virtual_stages = 1;
   int64_t micro_batches = 1;   // per step per DP replica (gradient accumulation)
   // Whole-cluster FLOPs per step: model (fwd+bwd GEMMs) and hardware (+ recompute).
   Flops model_flops, hardware_flops;

@@ -93,12 +93,6 @@ Workload load_workload(const std::string& file) {
 
 namespace trnsim {
 
-std::string unsupported_features(const Workload& w) {
-  std::string out;
-  if (w.virtual_stages > 1) out += "interleaved pipeline (virtual stages)";
-  return out;
-}
-
 std::string workload_to_json(const Workload& w) {
   nlohmann::ordered_json j;
   j["name"] = w.name;

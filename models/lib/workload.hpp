@@ -54,8 +54,6 @@ struct Workload {
 inline const char* grad_reduce_name(const Workload& w) { return w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"; }
 
 Workload load_workload(const std::string& file);
-// Features a workload asks for that trnsim does not model yet ("; "-separated, empty if none).
-std::string unsupported_features(const Workload& w);
 // The inverse of load_workload: a JSON document that loads back to the same Workload.
 std::string workload_to_json(const Workload& w);
 

@@ -12,14 +12,50 @@
 namespace trnsim {
 namespace {
 
-struct StageState {
+// Per program (model chunk): micro-batches finished, op durations.
+struct ProgramState {
   int fwd_done = 0, bwd_done = 0;
   sc_core::sc_event progressed;
-  std::deque<OpVertex> dp_pending;
-  bool dp_closed = false, dp_idle = true;
-  sc_core::sc_event dp_kick, dp_drained;
   std::vector<double> duration;  // per vertex, seconds (compute ops)
 };
+// Per pipeline rank: its DP bucket queue.
+struct RankState {
+  std::deque<std::pair<int, OpVertex>> dp_pending;  // (program, bucket op)
+  bool dp_closed = false, dp_idle = true;
+  sc_core::sc_event dp_kick, dp_drained;
+};
+
+// One entry of a rank's schedule: forward or backward of micro-batch `mb` on chunk `chunk`.
+struct Slot {
+  bool forward;
+  int chunk, mb;
+};
+
+// The order in which rank r of p runs its forwards and backwards over m micro-batches and v
+// chunks. GPipe: all forwards, then all backwards. 1F1B (v = 1) and interleaved 1F1B (v > 1),
+// as Megatron-LM's schedules: (p - r - 1)*2 + (v - 1)*p warm-up forwards (p - r - 1 without
+// interleaving), then one forward / one backward pairs, then the cool-down backwards. Forward
+// k runs chunk (k / p) % v on micro-batch (k / (p v)) p + k % p; backward k the same
+// micro-batch on chunk v - 1 - (k / p) % v.
+std::vector<Slot> rank_schedule(Schedule sched, int p, int r, int m, int v) {
+  std::vector<Slot> order;
+  const int total = m * v;
+  auto fwd = [&](int k) { return Slot{true, (k / p) % v, (k / (p * v)) * p + k % p}; };
+  auto bwd = [&](int k) { return Slot{false, v - 1 - (k / p) % v, (k / (p * v)) * p + k % p}; };
+  if (sched == Schedule::GPipe) {
+    for (int k = 0; k < total; ++k) order.push_back(fwd(k));
+    for (int k = 0; k < total; ++k) order.push_back(bwd(k));
+    return order;
+  }
+  const int warm = std::min(total, v == 1 ? p - r - 1 : (p - r - 1) * 2 + (v - 1) * p);
+  for (int k = 0; k < warm; ++k) order.push_back(fwd(k));
+  for (int i = 0; i < total - warm; ++i) {
+    order.push_back(fwd(warm + i));
+    order.push_back(bwd(i));
+  }
+  for (int i = total - warm; i < total; ++i) order.push_back(bwd(i));
+  return order;
+}
 
 class Executor {
  public:
@@ -30,11 +66,11 @@ class Executor {
     const GroupLayout tp = layout_group(s.hw, 1, static_cast<int>(w.tp));
     const GroupLayout dp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.dp));
     const GroupLayout pp = layout_group(s.hw, static_cast<int>(w.tp * w.dp), static_cast<int>(w.pp));
-    // Stages filling whole nodes use disjoint links (each its own link domain); stages
+    // Ranks filling whole nodes use disjoint links (each its own link domain); ranks
     // sharing a node may share links, so they share one domain (conservative).
     const bool disjoint = (w.tp * w.dp) % s.hw.cores_per_node() == 0;
-    for (int64_t st = 0; st < w.pp; ++st) {
-      const int d = disjoint ? static_cast<int>(st) : 0;
+    for (int64_t r = 0; r < w.pp; ++r) {
+      const int d = disjoint ? static_cast<int>(r) : 0;
       layouts_.push_back({tp.in_domain(d), dp.in_domain(d), pp.in_domain(d)});
     }
   }
@@ -44,28 +80,30 @@ class Executor {
     OpTimer& timer = p_.timer();
     const size_t sim0 = timer.simulated(), look0 = timer.lookups();
     const size_t n = s_.plan.stages.size();
-    state_ = std::vector<StageState>(n);
-    result_.stages.assign(n, StageTimes{});
+    const size_t ranks = static_cast<size_t>(s_.plan.ranks);
+    prog_ = std::vector<ProgramState>(n);
+    rank_ = std::vector<RankState>(ranks);
+    result_.stages.assign(ranks, StageTimes{});
     // Op timing pre-pass (memoised; drives its own sc_start runs).
     for (size_t i = 0; i < n; ++i) {
       const auto& st = s_.plan.stages[i];
-      state_[i].duration.assign(boost::num_vertices(st.graph), 0.0);
+      prog_[i].duration.assign(boost::num_vertices(st.graph), 0.0);
       for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
-        if (!st.graph[v].is_collective()) state_[i].duration[v] = timer.time(st.graph[v]).seconds;
+        if (!st.graph[v].is_collective()) prog_[i].duration[v] = timer.time(st.graph[v]).seconds;
     }
     result_.ops_simulated = timer.simulated() - sim0;
     result_.op_lookups = timer.lookups() - look0;
     p_.fabric().reset_stats();
     t0_ = sc_core::sc_time_stamp();
-    for (size_t i = 0; i < n; ++i) {
-      sc_core::sc_spawn(sc_bind(&Executor::stage_thread, this, static_cast<int>(i)));
-      sc_core::sc_spawn(sc_bind(&Executor::dp_thread, this, static_cast<int>(i)));
+    for (size_t r = 0; r < ranks; ++r) {
+      sc_core::sc_spawn(sc_bind(&Executor::rank_thread, this, static_cast<int>(r)));
+      sc_core::sc_spawn(sc_bind(&Executor::dp_thread, this, static_cast<int>(r)));
     }
     sc_core::sc_start();
-    for (size_t i = 0; i < n; ++i)
-      if (result_.stages[i].finish_s > result_.step_time_s) {
-        result_.step_time_s = result_.stages[i].finish_s;
-        result_.critical_stage = static_cast<int>(i);
+    for (size_t r = 0; r < ranks; ++r)
+      if (result_.stages[r].finish_s > result_.step_time_s) {
+        result_.step_time_s = result_.stages[r].finish_s;
+        result_.critical_stage = static_cast<int>(r);
       }
     return std::move(result_);
   }
@@ -75,26 +113,27 @@ class Executor {
   void record(const std::string& name, const std::string& track, double start) {
     if (opt_.trace) result_.trace.push_back({name, track, start * 1e6, (now() - start) * 1e6});
   }
-  // Collectives of stage s run on its links; a PP transfer is booked by the receiving stage.
-  const GroupLayout& layout_of(int s, Group g) const {
-    const auto& l = layouts_[static_cast<size_t>(s)];
+  static std::string track(int r, const std::string& what) { return "stage " + std::to_string(r) + " / " + what; }
+  // Collectives of rank r run on its links; a PP transfer is booked by the receiving rank.
+  const GroupLayout& layout_of(int r, Group g) const {
+    const auto& l = layouts_[static_cast<size_t>(r)];
     return g == Group::TP ? l.tp : g == Group::DP ? l.dp : l.pp;
   }
 
-  void collective(int s, const Op& op, const std::string& track) {
+  void collective(int r, const Op& op, const std::string& trk) {
     const double t = now();
-    algo_->run(p_.fabric(), CollectiveCall{op.kind, op.comm_bytes, layout_of(s, op.group)});
-    record(op.label, track, t);
+    algo_->run(p_.fabric(), CollectiveCall{op.kind, op.comm_bytes, layout_of(r, op.group)});
+    record(op.label, trk, t);
   }
 
-  // Runs ops [begin, end) of a list. Consecutive compute ops are one wait (their trace
-  // events keep exact start times); a collective or a DP bucket becoming ready ends the run.
+  // Runs the ops of a program's list on rank r. Consecutive compute ops are one wait (their
+  // trace events keep exact start times); a collective or a DP bucket becoming ready ends the run.
   // `reduces`: this backward's gradients cross the DP group (see reduces_after).
-  void run_ops(int s, const std::vector<OpVertex>& list, size_t begin, size_t end, bool reduces) {
-    const auto& st = s_.plan.stages[static_cast<size_t>(s)];
-    auto& times = result_.stages[static_cast<size_t>(s)];
-    auto& ss = state_[static_cast<size_t>(s)];
-    const std::string prefix = "stage " + std::to_string(s) + " / ";
+  void run_ops(int r, int k, const std::vector<OpVertex>& list, bool reduces) {
+    const auto& st = s_.plan.stages[static_cast<size_t>(k)];
+    auto& times = result_.stages[static_cast<size_t>(r)];
+    auto& ps = prog_[static_cast<size_t>(k)];
+    auto& rs = rank_[static_cast<size_t>(r)];
     const bool buckets = reduces && &list == &st.backward && s_.workload.overlap_dp;
     size_t bucket = 0;
     double pending = 0;  // compute time not yet waited for
@@ -102,16 +141,16 @@ class Executor {
       if (pending > 0) sc_core::wait(sim_time(pending));
       pending = 0;
     };
-    for (size_t k = begin; k < end; ++k) {
-      const Op& op = st.graph[list[k]];
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Op& op = st.graph[list[i]];
       if (op.is_collective()) {
         flush();
         const double t = now();
-        collective(s, op, prefix + "tp");
+        collective(r, op, track(r, "tp"));
         times.tp_comm_s += now() - t;
       } else {
-        const double d = ss.duration[list[k]];
-        if (opt_.trace) result_.trace.push_back({op.label, prefix + to_string(op.engine), (now() + pending) * 1e6, d * 1e6});
+        const double d = ps.duration[list[i]];
+        if (opt_.trace) result_.trace.push_back({op.label, track(r, to_string(op.engine)), (now() + pending) * 1e6, d * 1e6});
         pending += d;
         if (op.phase == Phase::Recompute) times.recompute_s += d;
         else times.compute_s += d;
@@ -119,11 +158,11 @@ class Executor {
       }
       // DP buckets whose gradients are now complete.
       if (buckets)
-        while (bucket < st.dp_buckets.size() && st.dp_buckets[bucket].ready_after <= k) {
-          if (st.dp_buckets[bucket].ready_after == k) {
+        while (bucket < st.dp_buckets.size() && st.dp_buckets[bucket].ready_after <= i) {
+          if (st.dp_buckets[bucket].ready_after == i) {
             flush();
-            ss.dp_pending.push_back(st.dp_buckets[bucket].op);
-            ss.dp_kick.notify(sc_core::SC_ZERO_TIME);
+            rs.dp_pending.push_back({k, st.dp_buckets[bucket].op});
+            rs.dp_kick.notify(sc_core::SC_ZERO_TIME);
           }
           ++bucket;
         }
@@ -133,83 +172,77 @@ class Executor {
 
   static sc_core::sc_time sim_time(double s) { return sc_core::sc_time(s * 1e12, sc_core::SC_PS); }
 
-  void wait_for(int s, bool forward, int count) {
-    auto& other = state_[static_cast<size_t>(forward ? s - 1 : s + 1)];
+  // Rank r waits until program k has finished `count` forwards (or backwards).
+  void wait_for(int r, int k, bool forward, int count) {
+    auto& other = prog_[static_cast<size_t>(k)];
     const double t = now();
     while ((forward ? other.fwd_done : other.bwd_done) < count) sc_core::wait(other.progressed);
-    result_.stages[static_cast<size_t>(s)].bubble_s += now() - t;
+    result_.stages[static_cast<size_t>(r)].bubble_s += now() - t;
   }
 
-  void p2p(int s, const std::string& name) {
+  void p2p(int r, int k, const std::string& name) {
     const double t = now();
     Op op;
     op.kind = OpKind::SendRecv;
     op.engine = Engine::Collective;
     op.group = Group::PP;
-    op.comm_bytes = s_.plan.stages[static_cast<size_t>(s)].p2p_bytes;
+    op.comm_bytes = s_.plan.stages[static_cast<size_t>(k)].p2p_bytes;
     op.label = name;
-    collective(s, op, "stage " + std::to_string(s) + " / pp");
-    result_.stages[static_cast<size_t>(s)].pp_comm_s += now() - t;
+    collective(r, op, track(r, "pp"));
+    result_.stages[static_cast<size_t>(r)].pp_comm_s += now() - t;
   }
 
-  void stage_thread(int s) {
-    const auto& st = s_.plan.stages[static_cast<size_t>(s)];
-    auto& ss = state_[static_cast<size_t>(s)];
-    auto& times = result_.stages[static_cast<size_t>(s)];
-    const int p = static_cast<int>(s_.plan.stages.size());
+  void rank_thread(int r) {
+    auto& rs = rank_[static_cast<size_t>(r)];
+    auto& times = result_.stages[static_cast<size_t>(r)];
+    const int p = static_cast<int>(s_.plan.ranks), v = static_cast<int>(s_.plan.virtual_stages);
+    const int programs = p * v;
     const int m = static_cast<int>(m_);
-    // Schedule: sequence of (forward?, micro-batch).
-    std::vector<std::pair<bool, int>> order;
-    if (s_.workload.schedule == Schedule::GPipe) {
-      for (int i = 0; i < m; ++i) order.push_back({true, i});
-      for (int i = 0; i < m; ++i) order.push_back({false, i});
-    } else {
-      const int warm = std::min(p - s - 1, m);
-      for (int i = 0; i < warm; ++i) order.push_back({true, i});
-      for (int i = 0; i < m - warm; ++i) {
-        order.push_back({true, warm + i});
-        order.push_back({false, i});
-      }
-      for (int i = m - warm; i < m; ++i) order.push_back({false, i});
-    }
-    for (auto [fwd, i] : order) {
-      if (fwd) {
-        if (s > 0) {
-          wait_for(s, true, i + 1);
-          p2p(s, "recv_activation");
+    for (const Slot& slot : rank_schedule(s_.workload.schedule, p, r, m, v)) {
+      const int k = slot.chunk * p + r;  // the program (virtual stage) this slot runs
+      const auto& st = s_.plan.stages[static_cast<size_t>(k)];
+      auto& ps = prog_[static_cast<size_t>(k)];
+      if (slot.forward) {
+        if (k > 0) {
+          wait_for(r, k - 1, true, slot.mb + 1);
+          p2p(r, k, "recv_activation");
         }
-        run_ops(s, st.forward, 0, st.forward.size(), /*reduces=*/false);
-        ++ss.fwd_done;
+        run_ops(r, k, st.forward, /*reduces=*/false);
+        ++ps.fwd_done;
       } else {
-        if (s < p - 1) {
-          wait_for(s, false, i + 1);
-          p2p(s, "recv_gradient");
+        if (k < programs - 1) {
+          wait_for(r, k + 1, false, slot.mb + 1);
+          p2p(r, k, "recv_gradient");
         }
-        const bool reduces = reduces_after(i);
-        run_ops(s, st.backward, 0, st.backward.size(), reduces);
+        const bool reduces = reduces_after(slot.mb);
+        run_ops(r, k, st.backward, reduces);
         // Without overlap every bucket starts once the backward is done; before a further
-        // micro-batch the stage waits for them (the last one's wait is the step's end).
+        // micro-batch the rank waits for them (the last one's wait is the step's end).
         if (reduces && !s_.workload.overlap_dp) {
-          for (const auto& b : st.dp_buckets) ss.dp_pending.push_back(b.op);
-          ss.dp_kick.notify(sc_core::SC_ZERO_TIME);
-          if (i != m - 1) times.dp_exposed_s += drain(s);
+          for (const auto& b : st.dp_buckets) rs.dp_pending.push_back({k, b.op});
+          rs.dp_kick.notify(sc_core::SC_ZERO_TIME);
+          if (slot.mb != m - 1) times.dp_exposed_s += drain(r);
         }
-        ++ss.bwd_done;
+        ++ps.bwd_done;
       }
-      ss.progressed.notify(sc_core::SC_ZERO_TIME);
+      ps.progressed.notify(sc_core::SC_ZERO_TIME);
     }
-    ss.dp_closed = true;
-    ss.dp_kick.notify(sc_core::SC_ZERO_TIME);
-    times.dp_exposed_s += drain(s);
+    rs.dp_closed = true;
+    rs.dp_kick.notify(sc_core::SC_ZERO_TIME);
+    times.dp_exposed_s += drain(r);
     const double t_opt = now();
-    for (auto v : st.optimizer) {
-      const Op& op = st.graph[v];
-      const double to = now();
-      if (op.is_collective()) collective(s, op, "stage " + std::to_string(s) + " / dp");
-      else {
-        sc_core::wait(sim_time(ss.duration[v]));
-        times.engine_s[static_cast<size_t>(op.engine)] += now() - to;
-        record(op.label, "stage " + std::to_string(s) + " / " + to_string(op.engine), to);
+    for (int c = 0; c < v; ++c) {
+      const int k = c * p + r;
+      const auto& st = s_.plan.stages[static_cast<size_t>(k)];
+      for (auto vx : st.optimizer) {
+        const Op& op = st.graph[vx];
+        const double to = now();
+        if (op.is_collective()) collective(r, op, track(r, "dp"));
+        else {
+          sc_core::wait(sim_time(prog_[static_cast<size_t>(k)].duration[vx]));
+          times.engine_s[static_cast<size_t>(op.engine)] += now() - to;
+          record(op.label, track(r, to_string(op.engine)), to);
+        }
       }
     }
     times.optimizer_s = now() - t_opt;
@@ -220,34 +253,33 @@ class Executor {
   // one always, every one when the workload reduces per micro-batch.
   bool reduces_after(int i) const { return i == static_cast<int>(m_) - 1 || s_.workload.reduce_every_micro_batch; }
 
-  // Waits until the stage's DP thread has no bucket queued or in flight; returns the wait (s).
-  double drain(int s) {
-    auto& ss = state_[static_cast<size_t>(s)];
+  // Waits until rank r's DP thread has no bucket queued or in flight; returns the wait (s).
+  double drain(int r) {
+    auto& rs = rank_[static_cast<size_t>(r)];
     const double t = now();
-    while (!(ss.dp_pending.empty() && ss.dp_idle)) sc_core::wait(ss.dp_drained);
+    while (!(rs.dp_pending.empty() && rs.dp_idle)) sc_core::wait(rs.dp_drained);
     return now() - t;
   }
 
-  void dp_thread(int s) {
-    auto& ss = state_[static_cast<size_t>(s)];
-    auto& times = result_.stages[static_cast<size_t>(s)];
-    const auto& st = s_.plan.stages[static_cast<size_t>(s)];
+  void dp_thread(int r) {
+    auto& rs = rank_[static_cast<size_t>(r)];
+    auto& times = result_.stages[static_cast<size_t>(r)];
     for (;;) {
-      while (ss.dp_pending.empty()) {
-        if (ss.dp_closed) {
-          ss.dp_drained.notify(sc_core::SC_ZERO_TIME);
+      while (rs.dp_pending.empty()) {
+        if (rs.dp_closed) {
+          rs.dp_drained.notify(sc_core::SC_ZERO_TIME);
           return;
         }
-        sc_core::wait(ss.dp_kick);
+        sc_core::wait(rs.dp_kick);
       }
-      ss.dp_idle = false;
-      OpVertex v = ss.dp_pending.front();
-      ss.dp_pending.pop_front();
+      rs.dp_idle = false;
+      const auto [k, v] = rs.dp_pending.front();
+      rs.dp_pending.pop_front();
       const double t = now();
-      collective(s, st.graph[v], "stage " + std::to_string(s) + " / dp");
+      collective(r, s_.plan.stages[static_cast<size_t>(k)].graph[v], track(r, "dp"));
       times.dp_comm_s += now() - t;
-      ss.dp_idle = true;
-      ss.dp_drained.notify(sc_core::SC_ZERO_TIME);
+      rs.dp_idle = true;
+      rs.dp_drained.notify(sc_core::SC_ZERO_TIME);
     }
   }
 
@@ -259,8 +291,9 @@ class Executor {
   struct StageLayouts {
     GroupLayout tp, dp, pp;
   };
-  std::vector<StageLayouts> layouts_;  // per stage
-  std::vector<StageState> state_;
+  std::vector<StageLayouts> layouts_;  // per rank
+  std::vector<ProgramState> prog_;
+  std::vector<RankState> rank_;
   StepResult result_;
   sc_core::sc_time t0_;
 };
@@ -269,13 +302,15 @@ class Executor {
 
 StepResult execute_step(const Scenario& s, const StepOptions& opt) {
   const int64_t m = s.plan.micro_batches;
-  const int64_t p = static_cast<int64_t>(s.plan.stages.size());
+  const int64_t p = s.plan.ranks;
   // 1F1B / GPipe are periodic once the pipeline is full: every p extra micro-batches add
   // the same time to every stage (the period is p, not 1: with unequal stages a slope
   // over one micro-batch was measured to be off by 2% per node on GPT-NeoX PP4).
   // Beyond `cap` micro-batches, simulate cap - p and cap and extrapolate each stage's
   // times linearly (the DP reduction and optimizer, which happen once, cancel out).
-  const int64_t cap = opt.extrapolate_after > 0 ? std::max(opt.extrapolate_after, p + 1) : std::max<int64_t>(8, 2 * p + 4);
+  int64_t cap = opt.extrapolate_after > 0 ? std::max(opt.extrapolate_after, p + 1) : std::max<int64_t>(8, 2 * p + 4);
+  // The interleaved schedule runs micro-batches in groups of p: simulate whole groups.
+  if (s.plan.virtual_stages > 1) cap = (cap + p - 1) / p * p;
   if (m <= cap) {
     StepResult r = Executor(s, opt, m).run();
     r.micro_batches_simulated = m;

@@ -85,9 +85,18 @@ bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predic
     apply(s.hw, c.family, p);
     const auto& peak = peak_stage(s.memory);
     switch (c.quantity) {
-      case Metric::StatesGiB:
-        predicted = in_gib(peak.weights + peak.gradients + peak.optimizer_states + peak.master_weights);
+      case Metric::StatesGiB: {
+        // Korthikanti's Figure 1 counts the transformer layers' parameters only (every bar equals
+        // 18 bytes x the layers' parameters per GPU, embedding and head excluded): same here.
+        double params = 0;
+        for (const auto& st : s.plan.stages)
+          if (st.rank == peak.stage) params += static_cast<double>(st.parameters);
+        const double layer_params = static_cast<double>(c.model.layer_parameters()) /
+                                    static_cast<double>(c.workload.tp) * static_cast<double>(c.model.layers) /
+                                    static_cast<double>(c.workload.pp);
+        predicted = in_gib(peak.weights + peak.gradients + peak.optimizer_states + peak.master_weights) * layer_params / params;
         return true;
+      }
       case Metric::ActivationsGiB:
         predicted = in_gib(peak.activations);
         return true;
