@@ -119,11 +119,21 @@ TEST_CASE("a streaming copy saturates HBM and two cores share it", "[tlm]") {
 TEST_CASE("ring all-reduce of 1 GiB matches 2(n-1)(a + S/(nB))", "[tlm][collective]") {
   const Bytes S = gib(1);
   SECTION("8 ranks on one trn1 node: the torus row link (51.5 GB/s) is the bottleneck") {
-    const HwSpec hw = trn1();
+    HwSpec hw = trn1();
+    hw.collectives.intra_algorithm = "ring";
     const GroupLayout g = layout_group(hw, 1, 8);
     const double B = hw.intra.link_bandwidth.base();
     const double a = hw.intra.link_latency_s + hw.collectives.step_overhead_s;
     const double closed = 2 * 7 * (a + S.base() / (8 * B));
+    CHECK(collective_seconds(hw, "ring", OpKind::AllReduce, S, g) == Approx(closed).epsilon(0.02));
+  }
+  SECTION("the same as a bidirectional ring: half of each chunk each way, so twice the bandwidth") {
+    HwSpec hw = trn1();
+    hw.collectives.intra_algorithm = "bidirectional-ring";
+    const GroupLayout g = layout_group(hw, 1, 8);
+    const double B = hw.intra.link_bandwidth.base();
+    const double a = hw.intra.link_latency_s + hw.collectives.step_overhead_s;
+    const double closed = 2 * 7 * (a + S.base() / (8 * 2 * B));
     CHECK(collective_seconds(hw, "ring", OpKind::AllReduce, S, g) == Approx(closed).epsilon(0.02));
   }
   for (int n : {32, 256}) {
@@ -139,7 +149,8 @@ TEST_CASE("ring all-reduce of 1 GiB matches 2(n-1)(a + S/(nB))", "[tlm][collecti
 
 TEST_CASE("hierarchical all-reduce beats the flat ring across nodes, as the closed form says", "[tlm][collective]") {
   // 256 DP ranks, 4 per trn1 node (TP 8), over 64 nodes.
-  const HwSpec hw = trn1();
+  HwSpec hw = trn1();
+  hw.collectives.intra_algorithm = "ring";  // the closed form below is for the one-way ring
   const GroupLayout g = layout_group(hw, 8, 256);
   REQUIRE(g.local == 4);
   REQUIRE(g.nodes == 64);

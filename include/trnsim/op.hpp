@@ -39,11 +39,11 @@ const char* to_string(DType d);
 
 // The fields that decide an op's timing, as a cheap hashable value (no strings).
 struct OpShape {
-  int kind, engine, dtype, inputs, passes, transcendental;
+  int kind, engine, dtype, inputs, passes, transcendental, onchip;
   int64_t batch, m, k, n, elements, row;
   bool operator==(const OpShape& o) const {
     return kind == o.kind && engine == o.engine && dtype == o.dtype && inputs == o.inputs && passes == o.passes &&
-           transcendental == o.transcendental && batch == o.batch && m == o.m && k == o.k && n == o.n &&
+           transcendental == o.transcendental && onchip == o.onchip && batch == o.batch && m == o.m && k == o.k && n == o.n &&
            elements == o.elements && row == o.row;
   }
 };
@@ -51,7 +51,7 @@ struct OpShapeHash {
   size_t operator()(const OpShape& s) const {
     uint64_t h = 1469598103934665603ULL;
     for (int64_t v : {int64_t(s.kind), int64_t(s.engine), int64_t(s.dtype), int64_t(s.inputs), int64_t(s.passes),
-                      int64_t(s.transcendental), s.batch, s.m, s.k, s.n, s.elements, s.row})
+                      int64_t(s.transcendental), int64_t(s.onchip), s.batch, s.m, s.k, s.n, s.elements, s.row})
       h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ULL;
     return static_cast<size_t>(h);
   }
@@ -73,6 +73,9 @@ struct Op {
   int inputs = 1;         // operands per pass (1 or 2)
   int passes = 1;         // dependent engine passes (e.g. LayerNorm: mean, var, normalise)
   bool transcendental = false;  // needs the scalar (activation) engine: exp, GeLU, SiLU
+  // Fused kernels keep intermediates in on-chip memory (SBUF / shared memory): the first
+  // operand (GEMM A, or a vector op's inputs) is not loaded from HBM, the output not stored.
+  bool onchip_in = false, onchip_out = false;
 
   // collective
   Group group = Group::None;
@@ -89,7 +92,7 @@ struct Op {
   std::string shape_key() const;
   OpShape shape() const {
     return {static_cast<int>(kind), static_cast<int>(engine), static_cast<int>(dtype), inputs, passes,
-            transcendental ? 1 : 0, batch, m, k, n, elements, row};
+            transcendental ? 1 : 0, (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0), batch, m, k, n, elements, row};
   }
 };
 

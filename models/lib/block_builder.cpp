@@ -8,6 +8,12 @@
 #include "op_factory.hpp"
 
 namespace trnsim {
+
+int64_t flash_key_columns(int64_t s, bool causal) {
+  constexpr int64_t kKeyTile = 512;
+  return causal ? std::min(s, (s + kKeyTile + 1) / 2) : s;
+}
+
 namespace {
 
 struct Emitter {
@@ -63,6 +69,23 @@ struct Emitter {
       elementwise("rotary", rot, 2, 3, false, 3);
     }
     const int64_t b = c.w.micro_batch, s = c.w.seq_len;
+    if (c.w.attention == Attention::Flash) {
+      // One fused kernel: scores and probabilities never leave on-chip memory; dropout is
+      // regenerated from the RNG state, not stored.
+      const int64_t n = flash_key_columns(s, !c.m.encoder);
+      Op qk = ops::gemm("flash.scores", b * a, s, d, n, c.dt);
+      qk.onchip_out = true;
+      Op sm = ops::vector_op(OpKind::Softmax, "flash.softmax", b * a * s * n, n, 1, 3, true, 5, c.dt);
+      sm.onchip_in = sm.onchip_out = true;
+      Op pv = ops::gemm("flash.context", b * a, s, n, d, c.dt);
+      pv.onchip_in = true;
+      qk.label = prefix + qk.label, sm.label = prefix + sm.label, pv.label = prefix + pv.label;
+      out.push_back({std::move(qk), Role::Compute, true, true});
+      out.push_back({std::move(sm), Role::Compute, true, false});
+      out.push_back({std::move(pv), Role::Compute, true, false});
+      gemm("out_proj", T, a * d, h());
+      return;
+    }
     // Batched over (micro-batch x local heads); GQA: K/V shared, shapes per query head.
     compute(ops::gemm("scores", b * a, s, d, s, c.dt), true);
     compute(ops::vector_op(OpKind::Softmax, "softmax", b * a * s * s, s, 1, 3, true, 5, c.dt), true);

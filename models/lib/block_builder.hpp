@@ -22,7 +22,13 @@ struct FwdOp {
   Op op;                        // for TpEnter/TpExit: the collective's size is in op.comm_bytes
   Role role = Role::Compute;
   bool attention_core = false;  // recomputed under selective checkpointing
+  bool flash_scores = false;    // the flash kernel's QK^T: its backward recomputes scores and exp first
 };
+
+// Key columns a causal flash kernel computes per query row, on average: the tiles on or below
+// the diagonal, (s + tile) / 2 with 512-wide key tiles (the NKI flash_fwd reference kernel's
+// k tile; the only published tiling among the stacks). Non-causal (encoder): all s.
+int64_t flash_key_columns(int64_t s, bool causal);
 
 struct ShardContext {
   const ModelSpec& m;

@@ -31,6 +31,7 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
   double proj_in = 2 * sbh;
   double mlp_mid = (m.activation == Activation::SwiGLU ? 4 : 2) * s * b * f + 2 * s * b * f;
   double core = 2 * a * s * s * b + (drop ? 3 * a * s * s * b : 0);  // softmax out (+ mask, dropout out)
+  if (w.attention == Attention::Flash) core = 4 * a * s * b;  // flash: FP32 log-sum-exp per row, no s x s term
   double inside = qk + v + proj_in + mlp_mid;
 
   if (w.checkpointing == Checkpointing::Full) {
@@ -94,7 +95,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       if (st.rank != rank) continue;
       for (auto v : boost::make_iterator_range(boost::vertices(st.graph))) {
         const Op& op = st.graph[v];
-        if (op.phase == Phase::Optimizer || op.is_collective()) continue;
+        if (op.phase == Phase::Optimizer || op.is_collective() || op.onchip_out) continue;
         tmp = std::max(tmp, op.bytes_written);
       }
     }

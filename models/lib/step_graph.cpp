@@ -73,6 +73,18 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp) {
     case OpKind::Gemm: {  // C=A.B: dA = dC.B^T (M,N,K); dB = A^T.dC (K,M,N)
       Op dg = ops::gemm(o.label + ".dgrad", o.batch, o.m, o.n, o.k, o.dtype);
       Op wg = ops::gemm(o.label + ".wgrad", o.batch, o.k, o.m, o.n, o.dtype);
+      if (o.onchip_in || o.onchip_out) {  // inside a flash kernel: the s x n operand stays on chip
+        dg.onchip_in = wg.onchip_in = true;
+        dg.onchip_out = o.onchip_in;  // dP (gradient of the on-chip probabilities) stays on chip
+      }
+      if (f.flash_scores) {  // the flash backward first recomputes S = QK^T and P = exp(S - lse)
+        Op re = o;
+        re.label = o.label + ".bwd_recompute";
+        out.push_back(re);
+        Op ex = ops::vector_op(OpKind::Elementwise, o.label + ".bwd_exp", o.batch * o.m * o.n, o.n, 1, 1, true, 2, o.dtype);
+        ex.onchip_in = ex.onchip_out = true;
+        out.push_back(ex);
+      }
       out.push_back(dg);
       out.push_back(wg);
       break;
@@ -81,6 +93,8 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp) {
     case OpKind::CrossEntropy: {
       Op b = ops::vector_op(OpKind::Elementwise, o.label + ".bwd", o.elements, o.row, 2, o.kind == OpKind::Softmax ? 3 : 2,
                             false, 3, o.dtype);
+      b.onchip_in = o.onchip_in;
+      b.onchip_out = o.onchip_out;
       out.push_back(b);
       break;
     }

@@ -24,6 +24,7 @@ const char* to_string(Checkpointing c) {
   return "?";
 }
 const char* to_string(Schedule s) { return s == Schedule::OneF1B ? "1f1b" : "gpipe"; }
+const char* to_string(Attention a) { return a == Attention::Flash ? "flash" : "unfused"; }
 const char* to_string(PricePlan p) { return p == PricePlan::OnDemand ? "on_demand" : "reserved"; }
 
 Workload load_workload(const std::string& file) {
@@ -83,6 +84,7 @@ Workload load_workload(const std::string& file) {
     w.fused_gate_up = f.boolean("gate_up");
     f.finish();
   }
+  w.attention = r.choice_or("attention", "unfused", {"unfused", "flash"}) == "flash" ? Attention::Flash : Attention::Unfused;
   w.price_plan = r.choice_or("price_plan", "on_demand", {"on_demand", "reserved"}) == "on_demand" ? PricePlan::OnDemand
                                                                                                  : PricePlan::Reserved;
   r.finish();
@@ -109,6 +111,7 @@ std::string workload_to_json(const Workload& w) {
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
   j["checkpointing"] = to_string(w.checkpointing);
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}};
+  j["attention"] = to_string(w.attention);
   j["price_plan"] = to_string(w.price_plan);
   return j.dump(2) + "\n";
 }

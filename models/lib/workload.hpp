@@ -11,11 +11,17 @@ enum class Precision { BF16_SR, MixedBF16, FP32 };
 enum class Checkpointing { None, Selective, Full };
 enum class Schedule { OneF1B, GPipe };
 enum class PricePlan { OnDemand, Reserved };
+// Attention kernel. Unfused: QK^T into an s x s score tensor in HBM, softmax, x V (Megatron
+// 2021-22, HF, Neuron before NKI flash). Flash: one tiled kernel keeping scores on chip, storing
+// no s x s tensor, recomputing them in backward, and for causal (decoder) models computing only
+// the key tiles on or below the diagonal (FlashAttention, TE/cuDNN, NKI flash_fwd).
+enum class Attention { Unfused, Flash };
 
 const char* to_string(Precision p);
 const char* to_string(Checkpointing c);
 const char* to_string(Schedule s);
 const char* to_string(PricePlan p);
+const char* to_string(Attention a);
 
 struct Workload {
   std::string name, file, description;
@@ -38,6 +44,7 @@ struct Workload {
   int grad_bytes() const { return fp32_grads ? 4 : 2; }
   Checkpointing checkpointing = Checkpointing::None;
   bool fused_qkv = true, fused_gate_up = true;
+  Attention attention = Attention::Unfused;
   bool overlap_dp = true;      // DP gradient reduction overlapped with backward, bucket by bucket
   // When gradients cross the DP group: once per step after the last micro-batch (PyTorch
   // DDP no_sync, Megatron, DeepSpeed ZeRO-0/1) or after every micro-batch's backward

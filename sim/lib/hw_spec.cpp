@@ -130,12 +130,19 @@ HwSpec load_hw_spec(const std::string& file) {
   }
   {
     auto c = r.child("collectives");
-    h.collectives.intra_algorithm = c.choice("intra_algorithm", {"ring", "direct"});
+    h.collectives.intra_algorithm = c.choice("intra_algorithm", {"ring", "bidirectional-ring", "direct"});
     h.collectives.inter_algorithm = c.choice("inter_algorithm", {"hierarchical", "ring"});
     h.collectives.step_overhead_s = c.number("step_overhead_us", 0.0, 1e6) * 1e-6;
     require_source(c);
     c.ignore("notes");
     c.finish();
+  }
+  if (r.has("host")) {
+    auto hs = r.child("host");
+    h.host.dispatch_s = hs.number("dispatch_us", 0.0, 1e4) * 1e-6;
+    require_source(hs);
+    hs.ignore("notes");
+    hs.finish();
   }
   {
     auto p = r.child("price");
@@ -173,7 +180,7 @@ std::string HwSpec::fingerprint() const {
 
 namespace trnsim {
 std::string HwSpec::intra_fingerprint() const {
-  return fmt::format("|{}:{}x{}:{}:{}", static_cast<int>(intra.topology), intra.dim_x, intra.dim_y,
-                     intra.link_bandwidth.base(), intra.onchip_bandwidth.base());
+  return fmt::format("|{}:{}x{}:{}:{}:{}", static_cast<int>(intra.topology), intra.dim_x, intra.dim_y,
+                     intra.link_bandwidth.base(), intra.onchip_bandwidth.base(), collectives.intra_algorithm);
 }
 }  // namespace trnsim

@@ -67,6 +67,13 @@ struct CollectiveSpec {
   double step_overhead_s = 0;                  // software cost per algorithm step
 };
 
+// The host side of a device: the framework's cost to issue one op (kernel launch plus eager
+// dispatch). A device cannot start an op before the host has issued it, so with small ops the
+// host bounds the step. 0 for graph-compiled stacks (Neuron, SynapseAI lazy mode).
+struct HostSpec {
+  double dispatch_s = 0;
+};
+
 struct PriceSpec {
   double on_demand_per_hour = 0;  // USD per node-hour
   double reserved_per_hour = 0;
@@ -83,6 +90,7 @@ struct HwSpec {
   IntraNodeSpec intra;
   InterNodeSpec inter;
   CollectiveSpec collectives;
+  HostSpec host;
   PriceSpec price;
   bool stochastic_rounding = false;  // BF16 weights without FP32 master copies (bf16-sr)
 

@@ -73,8 +73,9 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
       Unit u;
       u.tensor_cycles = static_cast<double>(ceil_div(tiles, t.units) * kpasses) *
                         std::max(m_avg, static_cast<double>(t.min_issue_cycles)) * slow / t.efficiency;
-      u.load_bytes = static_cast<double>(op.batch * (op.k * nj + ((j == 0 || !a_resident) ? op.m * op.k : 0)) * dt);
-      u.store_bytes = static_cast<double>(op.batch * op.m * nj * dt);
+      const bool load_a = (j == 0 || !a_resident) && !op.onchip_in;
+      u.load_bytes = static_cast<double>(op.batch * (op.k * nj + (load_a ? op.m * op.k : 0)) * dt);
+      u.store_bytes = op.onchip_out ? 0.0 : static_cast<double>(op.batch * op.m * nj * dt);
       u.evict_elems = static_cast<double>(op.batch * op.m * nj);
       u.load_instrs = 2;
       u.store_instrs = 1;
@@ -98,11 +99,11 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
         u.tensor_cycles = static_cast<double>(ntiles * kpasses) *
                           static_cast<double>(std::max<int64_t>(mi, t.min_issue_cycles)) * slow / t.efficiency +
                           hw.sram.access_overhead_cycles;
-        const bool load_a = j == 0 || !a_resident;
+        const bool load_a = (j == 0 || !a_resident) && !op.onchip_in;
         u.load_bytes = static_cast<double>(((load_a ? mi * op.k : 0) + (i == 0 ? op.k * nj : 0)) * dt);
         u.load_instrs = (load_a ? 1 : 0) + (i == 0 ? 1 : 0);
-        u.store_bytes = static_cast<double>(mi * nj * dt);
-        u.store_instrs = 1;
+        u.store_bytes = op.onchip_out ? 0.0 : static_cast<double>(mi * nj * dt);
+        u.store_instrs = op.onchip_out ? 0 : 1;
         u.evict_elems = static_cast<double>(mi * nj);
         if (group > 1 && b % group != 0) {  // join the current group of batch elements
           Unit& g = units.back();
@@ -173,10 +174,10 @@ void lower_streaming(const Op& op, const HwSpec& hw, Program& p) {
     Unit u;
     u.elems = static_cast<double>(std::min(free_size, per_part - i * free_size));
     const double frac = u.elems / static_cast<double>(per_part);
-    u.load_bytes = op.bytes_read.base() * frac;
-    u.store_bytes = op.bytes_written.base() * frac;
-    u.load_instrs = 1;
-    u.store_instrs = 1;
+    u.load_bytes = op.onchip_in ? 0.0 : op.bytes_read.base() * frac;
+    u.store_bytes = op.onchip_out ? 0.0 : op.bytes_written.base() * frac;
+    u.load_instrs = op.onchip_in ? 0 : 1;
+    u.store_instrs = op.onchip_out ? 0 : 1;
     units.push_back(u);
   }
   merge_units(units);

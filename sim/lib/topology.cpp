@@ -59,7 +59,8 @@ double class_bandwidth(const HwSpec& hw, LinkClass c) {
 
 // Cost of one step in which every member sends to the member `shift` places ahead,
 // for all groups of this kind in the node at once; returns the representative's worst hop.
-enum class Pattern { Ring, AllPairs, Chain };
+// BiRing: a bidirectional ring, half of every chunk going each way round (full-duplex links).
+enum class Pattern { Ring, BiRing, AllPairs, Chain };
 
 PathCost ring_cost(const HwSpec& hw, const std::vector<std::vector<int>>& groups, Pattern pattern) {
   Router r{hw};
@@ -71,8 +72,9 @@ PathCost ring_cost(const HwSpec& hw, const std::vector<std::vector<int>>& groups
       if (pattern == Pattern::AllPairs) {
         for (size_t j = 0; j < n; ++j)
           if (j != i) paths.push_back(r.route(g[i], g[j]));
-      } else if (pattern == Pattern::Ring || i + 1 < n) {
+      } else if (pattern == Pattern::Ring || pattern == Pattern::BiRing || i + 1 < n) {
         paths.push_back(r.route(g[i], g[(i + 1) % n]));
+        if (pattern == Pattern::BiRing) paths.push_back(r.route(g[(i + 1) % n], g[i]));
       }
     }
     return paths;
@@ -96,7 +98,8 @@ PathCost ring_cost(const HwSpec& hw, const std::vector<std::vector<int>>& groups
     }
     if (t > worst_time) {
       worst_time = t;
-      worst = {cls, mult, static_cast<int>(p.size())};
+      // Each direction of a bidirectional ring carries half of the chunk.
+      worst = {cls, pattern == Pattern::BiRing ? mult / 2 : mult, static_cast<int>(p.size())};
     }
   }
   return worst;
@@ -134,7 +137,7 @@ GroupLayout compute_layout(const HwSpec& hw, int stride, int size) {
       }
       groups.push_back(m);
     }
-    g.intra_ring = ring_cost(hw, groups, Pattern::Ring);
+    g.intra_ring = ring_cost(hw, groups, hw.collectives.intra_algorithm == "bidirectional-ring" ? Pattern::BiRing : Pattern::Ring);
     g.intra_direct = ring_cost(hw, groups, Pattern::AllPairs);
   }
   // Inter-node: every core of the node takes part in some group's node-level ring at once.

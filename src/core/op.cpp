@@ -55,8 +55,9 @@ const char* to_string(DType d) { return d == DType::BF16 ? "bf16" : "fp32"; }
 std::string Op::shape_key() const {
   if (is_collective())
     return fmt::format("{}:{}:{}:{}", to_string(kind), to_string(group), group_size, comm_bytes.base());
-  return fmt::format("{}:{}:{}:{}x{}x{}x{}:e{}:r{}:i{}:p{}:t{}", to_string(kind), to_string(engine), to_string(dtype), batch, m, k, n, elements,
-                     row, inputs, passes, transcendental ? 1 : 0);
+  return fmt::format("{}:{}:{}:{}x{}x{}x{}:e{}:r{}:i{}:p{}:t{}{}", to_string(kind), to_string(engine), to_string(dtype), batch, m, k, n,
+                     elements, row, inputs, passes, transcendental ? 1 : 0,
+                     onchip_in || onchip_out ? fmt::format(":c{}", (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0)) : "");
 }
 
 }  // namespace trnsim

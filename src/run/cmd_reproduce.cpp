@@ -5,6 +5,7 @@
 
 #include "cli_args.hpp"
 #include "commands.hpp"
+#include "calibration.hpp"
 #include "reproduction.hpp"
 #include "scenario.hpp"
 
@@ -18,13 +19,19 @@ void write(const std::string& path, const std::string& text) {
 
 int cmd_calibrate(const ArgList& argv) {
   Args a("calibrate", "[options]",
-         "Fit the declared calibration parameters (one per hardware family, on one row each) listed in\n"
-         "results/published.json, and write results/calibration.{md,json}.");
-  a.option("published", "results/published.json", "published figures and calibration declarations")
+         "Fit the declared hardware parameters of each family (results/validation/RULES.md) on the calibration\n"
+         "rows the written rule picks from the validation corpus and the seed rows; write\n"
+         "results/calibration.{md,json}; with --apply, write the values into the family's hw files.");
+  a.option("data", "", "directory of the corpus CSVs (default: ../shared/reference/validation beside the checkout)")
       .option("out", "results", "directory for calibration.md / calibration.json")
-      .flag("apply", "write the fitted values into the hw files named in the declaration");
+      .option("data-dir", "", "directory holding hw/ and models/")
+      .flag("apply", "write the fitted values into the hw files of each family");
   if (!a.parse(argv)) return 0;
-  auto c = run_calibration(a.get("published"), a.has("apply"));
+  if (!a.positional().empty()) throw UsageError("trnsim calibrate: takes no positional arguments; see --help");
+  if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
+  ValidationOptions opt;
+  opt.csv_dir = a.has("data") && !a.get("data").empty() ? a.get("data") : data_dir() + "/../shared/reference/validation";
+  auto c = run_calibration(opt, a.has("apply"));
   write(a.get("out") + "/calibration.json", c.dump(2) + "\n");
   write(a.get("out") + "/calibration.md", calibration_markdown(c));
   return 0;

@@ -37,6 +37,8 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"checkpointing", to_string(w.checkpointing)},
                    {"fused_qkv", w.fused_qkv},
                    {"fused_gate_up", w.fused_gate_up},
+                   {"attention", to_string(w.attention)},
+                   {"virtual_stages", w.virtual_stages},
                    {"overlap_dp", w.overlap_dp},
                    {"grad_reduce", grad_reduce_name(w)},
                    {"price_plan", to_string(w.price_plan)},
@@ -111,8 +113,9 @@ std::string render_text(const nlohmann::json& j) {
                    w["sequence_parallel"].get<bool>() ? "on" : "off", w["zero"].get<int>(), w["schedule"].get<std::string>(),
                    w["micro_batch"].get<int64_t>(), w["grad_accum"].get<int64_t>(), w["global_batch"].get<int64_t>(),
                    w["seq_len"].get<int64_t>());
-  o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {}\n", w["precision"].get<std::string>(),
-                   w["checkpointing"].get<std::string>(), w["fused_qkv"].get<bool>(), w["fused_gate_up"].get<bool>());
+  o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {} | attention {} | virtual stages {}\n",
+                   w["precision"].get<std::string>(), w["checkpointing"].get<std::string>(), w["fused_qkv"].get<bool>(),
+                   w["fused_gate_up"].get<bool>(), w["attention"].get<std::string>(), w["virtual_stages"].get<int64_t>());
   o += fmt::format("\nstep time            {:10.4f} s   (critical stage {})\n", st["step_time_s"].get<double>(),
                    st["critical_stage"].get<int>());
   for (auto [k, label] : std::vector<std::pair<const char*, const char*>>{{"compute", "compute"},

@@ -9,7 +9,5 @@ namespace trnsim {
 
 nlohmann::json run_reproduction(const std::string& published_file);
 std::string reproduction_markdown(const nlohmann::json& r);
-nlohmann::json run_calibration(const std::string& published_file, bool apply);
-std::string calibration_markdown(const nlohmann::json& c);
 
 }  // namespace trnsim

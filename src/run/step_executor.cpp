@@ -89,7 +89,8 @@ class Executor {
       const auto& st = s_.plan.stages[i];
       prog_[i].duration.assign(boost::num_vertices(st.graph), 0.0);
       for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
-        if (!st.graph[v].is_collective()) prog_[i].duration[v] = timer.time(st.graph[v]).seconds;
+        if (!st.graph[v].is_collective())  // the host must issue an op before the device can run it
+          prog_[i].duration[v] = std::max(timer.time(st.graph[v]).seconds, s_.hw.host.dispatch_s);
     }
     result_.ops_simulated = timer.simulated() - sim0;
     result_.op_lookups = timer.lookups() - look0;

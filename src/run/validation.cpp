@@ -21,10 +21,23 @@
 namespace trnsim {
 namespace {
 
-double* parameter_slot(HwSpec& hw, const std::string& name) {
-  if (name == "tensor.efficiency") return &hw.tensor.efficiency;
-  throw ConfigError(fmt::format("calibration: unknown parameter \"{}\"; allowed: tensor.efficiency", name));
+// A fitted hardware parameter: where it lives in HwSpec, its bounds and a typical size (the
+// fit works on value / scale, so that parameters in seconds and in fractions are comparable).
+struct ParamDef {
+  const char* name;
+  double lo, hi, scale;
+  double* (*slot)(HwSpec&);
+};
+const ParamDef kParams[] = {
+    {"tensor.efficiency", 0.05, 1.0, 1.0, [](HwSpec& h) { return &h.tensor.efficiency; }},
+    {"host.dispatch_s", 0.0, 200e-6, 1e-5, [](HwSpec& h) { return &h.host.dispatch_s; }},
+};
+const ParamDef& param_def(const std::string& name) {
+  for (const auto& p : kParams)
+    if (name == p.name) return p;
+  throw ConfigError(fmt::format("calibration: unknown parameter \"{}\"; allowed: tensor.efficiency, host.dispatch_s", name));
 }
+double* parameter_slot(HwSpec& hw, const std::string& name) { return param_def(name).slot(hw); }
 
 void apply(HwSpec& hw, const std::string& family, const FamilyParams& p) {
   auto it = p.find(family);
@@ -62,9 +75,12 @@ void progress(bool on, const std::string& msg) {
 
 }  // namespace
 
-const std::vector<std::string>& calibration_parameters(const std::string&) {
-  static const std::vector<std::string> p = {"tensor.efficiency"};
-  return p;
+const std::vector<std::string>& calibration_parameters(const std::string& family) {
+  // Graph-compiled stacks (Neuron, SynapseAI lazy mode) issue no per-op host work; eager
+  // PyTorch on GPUs does, and how much is a property of the host + framework, not in any datasheet.
+  static const std::vector<std::string> compiled = {"tensor.efficiency"};
+  static const std::vector<std::string> eager = {"tensor.efficiency", "host.dispatch_s"};
+  return family == "a100" || family == "h100" ? eager : compiled;
 }
 
 std::vector<std::string> family_hw_files(const std::string& family) {
@@ -175,11 +191,18 @@ FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::s
     const auto files = family_hw_files(family);
     if (files.empty()) continue;
     HwSpec start = load_hw_spec(hw_path(files.front()));
-    Eigen::VectorXd x(static_cast<Eigen::Index>(names.size()));
-    for (size_t k = 0; k < names.size(); ++k) x(static_cast<Eigen::Index>(k)) = *parameter_slot(start, names[k]);
+    // x holds value / scale of each parameter.
+    const auto idx = [](size_t k) { return static_cast<Eigen::Index>(k); };
+    Eigen::VectorXd x(idx(names.size())), lo(idx(names.size())), hi(idx(names.size()));
+    for (size_t k = 0; k < names.size(); ++k) {
+      const ParamDef& d = param_def(names[k]);
+      x(idx(k)) = *d.slot(start) / d.scale;
+      lo(idx(k)) = d.lo / d.scale;
+      hi(idx(k)) = d.hi / d.scale;
+    }
     auto residual = [&](const Eigen::VectorXd& v) {
       FamilyParams p;
-      for (size_t k = 0; k < names.size(); ++k) p[family][names[k]] = v(static_cast<Eigen::Index>(k));
+      for (size_t k = 0; k < names.size(); ++k) p[family][names[k]] = v(idx(k)) * param_def(names[k]).scale;
       Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
       for (size_t i = 0; i < rows.size(); ++i) {
         double pred = 0;
@@ -191,7 +214,7 @@ FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::s
       }
       return r;
     };
-    // Gauss-Newton on log throughput (finite-difference Jacobian), parameters kept in [0.05, 1].
+    // Gauss-Newton on log throughput (finite-difference Jacobian), parameters kept in their bounds.
     int it = 0;
     Eigen::VectorXd r = residual(x);
     for (it = 1; it <= 30; ++it) {
@@ -202,14 +225,14 @@ FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::s
         J.col(k) = (residual(xp) - r) / 1e-4;
       }
       Eigen::VectorXd step = J.colPivHouseholderQr().solve(-r);
-      const Eigen::VectorXd next = (x + step).cwiseMax(0.05).cwiseMin(1.0);
+      const Eigen::VectorXd next = (x + step).cwiseMax(lo).cwiseMin(hi);
       const double moved = (next - x).norm();
       x = next;
       r = residual(x);
       if (moved < 1e-6) break;
     }
-    for (size_t k = 0; k < names.size(); ++k)
-      out[family][names[k]] = std::round(x(static_cast<Eigen::Index>(k)) * 1e4) / 1e4;
+    for (size_t k = 0; k < names.size(); ++k)  // 4 significant decimals of the scaled value
+      out[family][names[k]] = std::round(x(idx(k)) * 1e4) / 1e4 * param_def(names[k]).scale;
     if (log) {
       nlohmann::json rows_j = nlohmann::json::array();
       for (const auto* c : rows) rows_j.push_back(fmt::format("{} row {} ({})", c->dataset, c->row, c->label));
@@ -236,7 +259,7 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     for (const auto& file : family_hw_files(family)) {
       HwSpec hw = load_hw_spec(hw_path(file));
       for (const auto& [name, v] : ps)
-        if (std::abs(*parameter_slot(hw, name) - v) > 5e-4)
+        if (std::abs(*parameter_slot(hw, name) - v) > 5e-4 * param_def(name).scale)
           stale.push_back(fmt::format("hw/{}.json {} = {} (fit: {})", file, name, *parameter_slot(hw, name), v));
     }
   std::map<std::string, FamilyParams> lodo;  // dataset -> parameters fitted without it
