@@ -2,9 +2,11 @@
 // the model must obey whatever its calibration.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <set>
 
 #include "helpers.hpp"
+#include "platform.hpp"
 #include "report.hpp"
 #include "step_executor.hpp"
 
@@ -79,6 +81,7 @@ TEST_CASE("PP bubble matches (p-1)/(m+p-1) when communication is free", "[run][i
   // Free links: infinite bandwidth, zero latency and overhead.
   s.hw.intra.link_bandwidth = s.hw.intra.onchip_bandwidth = s.hw.inter.nic_bandwidth = gigabytes_per_s(1e12);
   s.hw.intra.link_latency_s = s.hw.inter.latency_s = s.hw.collectives.step_overhead_s = 0;
+  s.hw.concurrent_engines = false;  // the closed form counts busy time: one engine at a time
   auto r = execute_step(s);
   // Busy time of one micro-batch on the slowest stage, from the unpipelined stage time.
   double busiest = 0;
@@ -219,6 +222,7 @@ double pipeline_time(int64_t p, int64_t v, int64_t m, double& chunk_time) {
   auto s = make_scenario(w, true);
   s.hw.intra.link_bandwidth = s.hw.intra.onchip_bandwidth = s.hw.inter.nic_bandwidth = gigabytes_per_s(1e12);
   s.hw.intra.link_latency_s = s.hw.inter.latency_s = s.hw.collectives.step_overhead_s = 0;
+  s.hw.concurrent_engines = false;  // chunk-time = busy time
   const StageProgram& mid = s.plan.stages[1];
   for (auto& st : s.plan.stages) {
     const int stage = st.stage, rank = st.rank, chunk = st.chunk;
@@ -249,4 +253,44 @@ TEST_CASE("interleaving shrinks the bubble by v and adds no compute", "[run][pip
   const double bubble_plain = plain - static_cast<double>(m) * t1, bubble_inter = inter - static_cast<double>(m * 2) * t2;
   CHECK(2 * t2 == Approx(t1).epsilon(1e-9));  // a chunk is half a stage
   CHECK(bubble_inter == Approx(bubble_plain / 2).epsilon(1e-9));
+}
+
+// Engine concurrency (hw engines.concurrent): the schedule may only overlap, never add work.
+TEST_CASE("concurrent engines: never slower than one engine at a time, never faster than the busiest engine", "[run][engines]") {
+  auto w = workload("llama2-7b", "trn1.32xlarge", 1, 8, 1, 4, 1, 16, 4096);
+  w.sequence_parallel = true;
+  w.checkpointing = Checkpointing::Selective;
+  auto s = make_scenario(w, true);
+  s.hw.concurrent_engines = false;
+  const auto serial = execute_step(s);
+  s.hw.concurrent_engines = true;
+  const auto conc = execute_step(s);
+  const auto& st = conc.stages[0];
+  const double busiest = *std::max_element(st.engine_s.begin(), st.engine_s.begin() + 5);  // compute engines
+  INFO("serial " << serial.step_time_s << " s, concurrent " << conc.step_time_s << " s, busiest engine " << busiest << " s");
+  CHECK(conc.step_time_s <= serial.step_time_s);
+  CHECK(conc.step_time_s < serial.step_time_s);  // weight gradients do overlap vector work
+  CHECK(conc.step_time_s >= busiest);
+  // Same work either way.
+  CHECK(conc.stages[0].compute_s == Approx(serial.stages[0].compute_s).epsilon(1e-12));
+}
+
+TEST_CASE("TP overlap hides at most the weight-gradient GEMMs it runs beside", "[run][engines]") {
+  auto w = workload("llama2-7b", "p4d.24xlarge", 1, 8, 1, 1, 1, 4, 2048);
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  auto s = make_scenario(w, true);
+  const auto off = execute_step(s);
+  s.workload.tp_overlap = true;
+  const auto on = execute_step(s);
+  double wgrad = 0;  // weight-gradient GEMM time per step
+  OpTimer& timer = Platform::instance().timer();
+  for (const auto& st : s.plan.stages)
+    for (auto v : st.backward)
+      if (st.graph[v].weight_grad) wgrad += std::max(timer.time(st.graph[v]).seconds, s.hw.host.dispatch_s);
+  wgrad *= static_cast<double>(s.plan.micro_batches);
+  INFO("off " << off.step_time_s << " s, on " << on.step_time_s << " s, weight-gradient GEMMs " << wgrad << " s");
+  CHECK(on.step_time_s < off.step_time_s);
+  CHECK(off.step_time_s - on.step_time_s <= wgrad * (1 + 1e-9));
+  CHECK(on.stages[0].tp_comm_s == Approx(off.stages[0].tp_comm_s).epsilon(1e-9));  // same collectives
 }

@@ -76,6 +76,9 @@ struct Op {
   // Fused kernels keep intermediates in on-chip memory (SBUF / shared memory): the first
   // operand (GEMM A, or a vector op's inputs) is not loaded from HBM, the output not stored.
   bool onchip_in = false, onchip_out = false;
+  // A weight-gradient GEMM: no later op of the micro-batch's backward consumes its result
+  // (only the DP reduction and the optimizer do), so the schedule does not wait for it.
+  bool weight_grad = false;
 
   // collective
   Group group = Group::None;

@@ -73,6 +73,9 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp) {
     case OpKind::Gemm: {  // C=A.B: dA = dC.B^T (M,N,K); dB = A^T.dC (K,M,N)
       Op dg = ops::gemm(o.label + ".dgrad", o.batch, o.m, o.n, o.k, o.dtype);
       Op wg = ops::gemm(o.label + ".wgrad", o.batch, o.k, o.m, o.n, o.dtype);
+      // Only GEMMs whose B operand is a parameter have a weight gradient; in attention's core
+      // (QK^T, xV) both operands are activations and both gradients feed the chain.
+      wg.weight_grad = !f.attention_core;
       if (o.onchip_in || o.onchip_out) {  // inside a flash kernel: the s x n operand stays on chip
         dg.onchip_in = wg.onchip_in = true;
         dg.onchip_out = o.onchip_in;  // dP (gradient of the on-chip probabilities) stays on chip

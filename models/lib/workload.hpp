@@ -46,6 +46,10 @@ struct Workload {
   bool fused_qkv = true, fused_gate_up = true;
   Attention attention = Attention::Unfused;
   bool overlap_dp = true;      // DP gradient reduction overlapped with backward, bucket by bucket
+  // Backward TP collectives may run while weight-gradient GEMMs still execute (Megatron's async
+  // TP all-reduce 2021-09+ and its SP all-gather/reduce-scatter overlap; TE userbuffers). Off on
+  // Neuron ("TP CC operations cannot be effectively overlapped", Neuron docs).
+  bool tp_overlap = false;
   // When gradients cross the DP group: once per step after the last micro-batch (PyTorch
   // DDP no_sync, Megatron, DeepSpeed ZeRO-0/1) or after every micro-batch's backward
   // (DeepSpeed ZeRO-2 and DDP without no_sync), which multiplies DP traffic by grad_accum.

@@ -21,7 +21,7 @@ void Fabric::configure(const HwSpec& hw) {
     auto& l = *links_[static_cast<size_t>(c)];
     if (cls == LinkClass::Nic) l.configure(hw.inter.nic_bandwidth, hw.inter.latency_s);
     else if (cls == LinkClass::OnChip) l.configure(hw.intra.onchip_bandwidth, hw.intra.link_latency_s);
-    else l.configure(hw.intra.link_bandwidth, hw.intra.link_latency_s);
+    else l.configure(hw.intra.link_bandwidth * hw.collectives.intra_bandwidth_fraction, hw.intra.link_latency_s);
     hop_latency_[static_cast<size_t>(c)] = l.latency();
   }
   step_overhead_ = sim_seconds(step_overhead_s_);

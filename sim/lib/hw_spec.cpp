@@ -133,6 +133,7 @@ HwSpec load_hw_spec(const std::string& file) {
     h.collectives.intra_algorithm = c.choice("intra_algorithm", {"ring", "bidirectional-ring", "direct"});
     h.collectives.inter_algorithm = c.choice("inter_algorithm", {"hierarchical", "ring"});
     h.collectives.step_overhead_s = c.number("step_overhead_us", 0.0, 1e6) * 1e-6;
+    h.collectives.intra_bandwidth_fraction = c.number_or("intra_bandwidth_fraction", 1.0, 0.05, 1.0);
     require_source(c);
     c.ignore("notes");
     c.finish();
@@ -151,6 +152,12 @@ HwSpec load_hw_spec(const std::string& file) {
     require_source(p);
     p.ignore("notes");
     p.finish();
+  }
+  {
+    auto e = r.child("engines");
+    h.concurrent_engines = e.boolean("concurrent");
+    require_source(e);
+    e.finish();
   }
   {
     auto n = r.child("numerics");
@@ -180,7 +187,8 @@ std::string HwSpec::fingerprint() const {
 
 namespace trnsim {
 std::string HwSpec::intra_fingerprint() const {
-  return fmt::format("|{}:{}x{}:{}:{}:{}", static_cast<int>(intra.topology), intra.dim_x, intra.dim_y,
-                     intra.link_bandwidth.base(), intra.onchip_bandwidth.base(), collectives.intra_algorithm);
+  return fmt::format("|{}:{}x{}:{}:{}:{}:{}", static_cast<int>(intra.topology), intra.dim_x, intra.dim_y,
+                     intra.link_bandwidth.base(), intra.onchip_bandwidth.base(), collectives.intra_algorithm,
+                     collectives.intra_bandwidth_fraction);
 }
 }  // namespace trnsim

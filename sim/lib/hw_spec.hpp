@@ -65,6 +65,9 @@ struct CollectiveSpec {
   std::string intra_algorithm = "ring";        // ring | direct
   std::string inter_algorithm = "hierarchical"; // hierarchical | ring
   double step_overhead_s = 0;                  // software cost per algorithm step
+  // Fraction of the chip-to-chip link rate a large collective achieves (measured bus bandwidth /
+  // line rate, where a measurement is published; 1 where none is).
+  double intra_bandwidth_fraction = 1.0;
 };
 
 // The host side of a device: the framework's cost to issue one op (kernel launch plus eager
@@ -93,6 +96,9 @@ struct HwSpec {
   HostSpec host;
   PriceSpec price;
   bool stochastic_rounding = false;  // BF16 weights without FP32 master copies (bf16-sr)
+  // Tensor, vector, scalar and GpSimd engines run their own instruction streams at once
+  // (NeuronCore-v2, Gaudi's MME beside its TPCs); false: one stream of kernels (GPU SMs).
+  bool concurrent_engines = false;
 
   int cores_per_node() const { return chips_per_node * cores_per_chip; }
   Bytes hbm_per_core() const { return hbm.capacity_per_chip * (hbm.usable_fraction / cores_per_chip); }

@@ -41,12 +41,14 @@ void validate_against_hw(const Workload& w, const HwSpec& hw) {
   if (w.devices() != devices)
     fail("/parallel", fmt::format("tp x pp x dp = {} x {} x {} = {} but {} nodes of {} have {} cores; make the product {}",
                                   w.tp, w.pp, w.dp, w.devices(), w.nodes, hw.instance, devices, devices));
-  if (w.tp > hw.cores_per_node())
-    fail("/parallel/tp", fmt::format("tp {} exceeds the {} cores of one {} node; tensor parallelism stays inside a node",
-                                     w.tp, hw.cores_per_node(), hw.instance));
+  // TP may span nodes (Megatron allows it; its collectives then cross the NICs) in whole nodes.
+  if (w.tp > hw.cores_per_node() && w.tp % hw.cores_per_node() != 0)
+    fail("/parallel/tp", fmt::format("tp {} spans nodes but is not a multiple of the {} cores of one {} node; use a "
+                                     "multiple of {} or at most {}",
+                                     w.tp, hw.cores_per_node(), hw.instance, hw.cores_per_node(), hw.cores_per_node()));
   if (w.precision == Precision::BF16_SR && !hw.stochastic_rounding)
     fail("/precision", fmt::format("{} has no hardware stochastic rounding; use \"mixed-bf16\"", hw.instance));
-  if (hw.cores_per_node() % w.tp != 0)
+  if (w.tp < hw.cores_per_node() && hw.cores_per_node() % w.tp != 0)
     fail("/parallel/tp", fmt::format("tp {} must divide the {} cores per node", w.tp, hw.cores_per_node()));
 }
 

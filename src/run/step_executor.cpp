@@ -1,6 +1,8 @@
 // step_executor.cpp — see step_executor.hpp.
 #include "step_executor.hpp"
 
+#include <algorithm>
+#include <array>
 #include <deque>
 #include <memory>
 #include <systemc>
@@ -127,8 +129,16 @@ class Executor {
     record(op.label, trk, t);
   }
 
-  // Runs the ops of a program's list on rank r. Consecutive compute ops are one wait (their
-  // trace events keep exact start times); a collective or a DP bucket becoming ready ends the run.
+  // Runs the ops of a program's list on rank r, as a schedule on engine timelines:
+  //   * every op waits for the op before it in the list (the data chain), except that nothing
+  //     waits for a weight-gradient GEMM (its result only feeds the DP bucket / optimizer);
+  //   * each op occupies its bounding engine; engines that run their own instruction streams
+  //     (hw compute.concurrent_engines: NeuronCore, Gaudi MME+TPC) have a timeline each, else all
+  //     compute shares one (a GPU's SMs), so overlap comes only from off-chain weight gradients;
+  //   * a TP collective starts when its input is ready; unless the workload overlaps TP
+  //     communication (parallel.tp_overlap), it also waits for every engine to drain;
+  //   * a DP bucket is handed over once every engine has drained (its weight gradients are done).
+  // Time is simulated time; waits are only issued where the schedule needs the SystemC clock.
   // `reduces`: this backward's gradients cross the DP group (see reduces_after).
   void run_ops(int r, int k, const std::vector<OpVertex>& list, bool reduces) {
     const auto& st = s_.plan.stages[static_cast<size_t>(k)];
@@ -136,23 +146,32 @@ class Executor {
     auto& ps = prog_[static_cast<size_t>(k)];
     auto& rs = rank_[static_cast<size_t>(r)];
     const bool buckets = reduces && &list == &st.backward && s_.workload.overlap_dp;
+    const bool concurrent = s_.hw.concurrent_engines;
     size_t bucket = 0;
-    double pending = 0;  // compute time not yet waited for
-    auto flush = [&] {
-      if (pending > 0) sc_core::wait(sim_time(pending));
-      pending = 0;
+    std::array<double, 6> engine_free;
+    engine_free.fill(now());
+    double chain = now();  // when the latest on-chain result is ready
+    auto lane = [&](Engine e) { return concurrent ? static_cast<size_t>(e) : size_t{0}; };
+    auto all_idle = [&] { return std::max(chain, *std::max_element(engine_free.begin(), engine_free.end())); };
+    auto wait_until = [&](double t) {
+      if (t > now()) sc_core::wait(sim_time(t - now()));
     };
     for (size_t i = 0; i < list.size(); ++i) {
       const Op& op = st.graph[list[i]];
       if (op.is_collective()) {
-        flush();
+        const bool overlap = s_.workload.tp_overlap && op.phase == Phase::Backward;
+        wait_until(overlap ? chain : all_idle());
         const double t = now();
         collective(r, op, track(r, "tp"));
         times.tp_comm_s += now() - t;
+        chain = now();
       } else {
         const double d = ps.duration[list[i]];
-        if (opt_.trace) result_.trace.push_back({op.label, track(r, to_string(op.engine)), (now() + pending) * 1e6, d * 1e6});
-        pending += d;
+        double& free = engine_free[lane(op.engine)];
+        const double start = std::max(free, chain);
+        free = start + d;
+        if (!op.weight_grad) chain = free;
+        if (opt_.trace) result_.trace.push_back({op.label, track(r, to_string(op.engine)), start * 1e6, d * 1e6});
         if (op.phase == Phase::Recompute) times.recompute_s += d;
         else times.compute_s += d;
         times.engine_s[static_cast<size_t>(op.engine)] += d;
@@ -161,14 +180,14 @@ class Executor {
       if (buckets)
         while (bucket < st.dp_buckets.size() && st.dp_buckets[bucket].ready_after <= i) {
           if (st.dp_buckets[bucket].ready_after == i) {
-            flush();
+            wait_until(all_idle());
             rs.dp_pending.push_back({k, st.dp_buckets[bucket].op});
             rs.dp_kick.notify(sc_core::SC_ZERO_TIME);
           }
           ++bucket;
         }
     }
-    flush();
+    wait_until(all_idle());
   }
 
   static sc_core::sc_time sim_time(double s) { return sc_core::sc_time(s * 1e12, sc_core::SC_PS); }

@@ -124,7 +124,9 @@ void fill_features(ValidationCase& c) {
 // Korthikanti et al. 2022 on NVIDIA Selene (DGX A100 80GB), Megatron-LM mid-2022.
 // Stack facts (frameworks.md §1): unfused attention with fused softmax; fp16 with fp32 main
 // params and grads (mixed precision; fp16 costs what bf16 does); DP 1; 1F1B, interleaved
-// where the row says so; "full" = full-layer recompute, "attn_only" = selective.
+// where the row says so; "full" = full-layer recompute, "attn_only" = selective; backward TP
+// communication overlapped with weight-gradient GEMMs (async TP all-reduce, default-on since
+// 2021-09; with SP the all-gather/reduce-scatter overlap); forward TP collectives exposed.
 std::vector<ValidationCase> korthikanti(const std::string& file) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
@@ -142,6 +144,7 @@ std::vector<ValidationCase> korthikanti(const std::string& file) {
     const std::string rc = t.at(r, "activation_recompute");
     w.checkpointing = rc == "full" ? Checkpointing::Full : rc == "attn_only" ? Checkpointing::Selective : Checkpointing::None;
     w.virtual_stages = inum(t, r, "pipeline_interleaving");
+    w.tp_overlap = true;  // async TP all-reduce (on by default since 2021-09) / SP's AG-dgrad, RS-wgrad overlap
     ValidationCase c;
     c.dataset = "korthikanti2022";
     c.row = static_cast<int>(r + 1);
@@ -178,7 +181,8 @@ std::vector<ValidationCase> korthikanti(const std::string& file) {
 // vTrain (Megatron-DeepSpeed on A100, 8 GPUs per node), multi-node and single-node files.
 // Stack facts (frameworks.md §2): unfused attention + fused softmax; fp16 mixed precision;
 // use_checkpoint true = full recompute; 1F1B; gradients reduced once per step after the
-// last micro-batch, not overlapped ("no gradient bucketing"). Assumed (not stated): no
+// last micro-batch, not overlapped ("no gradient bucketing"); no TP overlap (--deepspeed
+// forces async TP all-reduce off). Assumed (not stated): no
 // ZeRO, no sequence parallelism, GPT vocabulary 51200, FFN 4h.
 std::vector<ValidationCase> vtrain(const std::string& file, const std::string& dataset) {
   const CsvTable t = CsvTable::load(file);
