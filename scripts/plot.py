@@ -7,6 +7,9 @@
       stacked step-time breakdown bars from `trnsim run --format json` reports
   scripts/plot.py pareto results/sweep.json results/plots
       time-to-train vs cost-to-train of every simulated layout, Pareto front marked, per hardware
+  scripts/plot.py validation results/validation.json results/plots
+      predicted vs measured per hardware family (log-log, y = x, +-10% band), and signed error
+      against TP, PP, sequence length and model size
 """
 import json
 import os
@@ -47,6 +50,51 @@ def reproduction(src, outdir):
         fn = os.path.join(outdir, "scaling_" + name.lower().replace(" ", "_").replace(".", "") + ".svg")
         fig.savefig(fn, metadata={"Date": None})
         print("wrote", fn)
+
+
+PERF = ("iteration_time", "cluster_seq_per_s", "tokens_per_s_per_gpu")
+
+
+def validation(src, outdir):
+    rows = [r for r in json.load(open(src))["rows"] if r["status"] in ("predicted", "calibration")]
+    perf = [r for r in rows if r["quantity"] in PERF]
+    fams = sorted({r["family"] for r in perf})
+    fig, axes = plt.subplots(1, len(fams), figsize=(5 * len(fams), 4.6), squeeze=False)
+    for ax, fam in zip(axes[0], fams):
+        rs = [r for r in perf if r["family"] == fam]
+        for q, marker in zip(PERF, "os^"):
+            sel = [r for r in rs if r["quantity"] == q]
+            if not sel:
+                continue
+            for calib, face, edge in ((False, "C0", "C0"), (True, "none", "C3")):
+                pts = [r for r in sel if (r["status"] == "calibration") == calib]
+                if pts:
+                    ax.scatter([r["measured"] for r in pts], [r["predicted"] for r in pts], s=10, marker=marker, rasterized=True,
+                               facecolors=face, edgecolors=edge, label=f"{q} ({'calibration' if calib else 'prediction'}, {len(pts)})")
+        lo = min(min(r["measured"], r["predicted"]) for r in rs) * 0.8
+        hi = max(max(r["measured"], r["predicted"]) for r in rs) * 1.25
+        ax.plot([lo, hi], [lo, hi], "k-", lw=0.8, label="y = x")
+        ax.fill_between([lo, hi], [lo * 0.9, hi * 0.9], [lo * 1.1, hi * 1.1], color="grey", alpha=0.2, label="+-10 %")
+        ax.set(xscale="log", yscale="log", xlabel="measured (s, seq/s or tokens/s/GPU)",
+               ylabel="trnsim prediction (same unit)", title=f"{fam}: predicted vs measured")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "validation_scatter.svg"))
+    plt.close(fig)
+    feats = (("tp", "tensor-parallel degree"), ("pp", "pipeline-parallel degree"), ("seq", "sequence length (tokens)"),
+             ("params_b", "model size (billions of parameters)"))
+    fig, axes = plt.subplots(1, 4, figsize=(18, 4.2))
+    for ax, (key, label) in zip(axes, feats):
+        for fam in fams:
+            rs = [r for r in perf if r["family"] == fam and r["status"] == "predicted"]
+            ax.scatter([r[key] for r in rs], [r["error_pct"] for r in rs], s=8, alpha=0.6, label=fam, rasterized=True)
+        ax.axhline(0, color="k", lw=0.8)
+        ax.axhspan(-10, 10, color="grey", alpha=0.2)
+        ax.set(xscale="log", xlabel=label, ylabel="error % (+: trnsim predicts faster)")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "validation_error_vs_feature.svg"))
+    plt.close(fig)
 
 
 def breakdown(out, reports):
@@ -94,7 +142,7 @@ def pareto(src, outdir):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("reproduction", "breakdown", "pareto"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("reproduction", "breakdown", "pareto", "validation"):
         print(__doc__)
         sys.exit(2)
     kind = sys.argv[1]
@@ -103,4 +151,4 @@ if __name__ == "__main__":
         breakdown(sys.argv[2], sys.argv[3:])
     else:
         os.makedirs(sys.argv[3], exist_ok=True)
-        {"reproduction": reproduction, "pareto": pareto}[kind](sys.argv[2], sys.argv[3])
+        {"reproduction": reproduction, "pareto": pareto, "validation": validation}[kind](sys.argv[2], sys.argv[3])

@@ -38,6 +38,11 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
     std::cout << fmt::format("{:<48} mean abs {:6.2f} %  limit {:6.2f} %  {}\n", key, got, limit, ok ? "ok" : "ABOVE LIMIT");
     if (!ok) ++bad;
   }
+  if (!v["stale_hw_files"].empty()) {
+    std::cerr << fmt::format("error: hw files differ from the fit ({}); run `trnsim calibrate --apply`\n",
+                             v["stale_hw_files"].front().get<std::string>());
+    ++bad;
+  }
   if (bad) std::cerr << fmt::format("error: {}: {} dataset(s) above their recorded mean error; fix the model (limits only go down)\n", file, bad);
   return bad ? 1 : 0;
 }

@@ -116,8 +116,8 @@ std::string validation_markdown(const nlohmann::json& v) {
   o += feature_table(v["rows"], "pp", "pipeline-parallel degree");
   o += feature_table(v["rows"], "seq", "sequence length");
   o += feature_table(v["rows"], "params_b", "model size (billions of parameters, decade bins)");
-  o += "\nPlots: [predicted vs measured per family](plots/validation_scatter.png), "
-       "[error vs features](plots/validation_error_vs_feature.png).\n";
+  o += "\nPlots: [predicted vs measured per family](plots/validation_scatter.svg), "
+       "[error vs features](plots/validation_error_vs_feature.svg).\n";
   // Worst rows and every refusal.
   std::vector<const nlohmann::json*> off;
   for (const auto& r : v["rows"])

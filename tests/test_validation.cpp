@@ -1,0 +1,113 @@
+// test_validation.cpp — issue 13: one row per dataset checked end to end against a
+// hand-computed expectation of its mapping (shape, degrees, batch, stack settings), so a
+// wrong mapping cannot pass silently; and the corpus accounting (every row counted).
+#include <catch2/catch.hpp>
+
+#include "validation.hpp"
+
+using namespace trnsim;
+
+namespace {
+const std::string kCsv = std::string(TRNSIM_SOURCE_DIR) + "/../shared/reference/validation";
+
+const ValidationCase& row(const std::vector<ValidationCase>& v, int r, Metric q = Metric::IterationTime) {
+  for (const auto& c : v)
+    if (c.row == r && (c.quantity == q || !is_performance(q))) return c;
+  FAIL("row " << r << " not found");
+  return v.front();
+}
+}  // namespace
+
+TEST_CASE("Korthikanti Table 5, GPT-3 175B full recompute, maps to Megatron's run", "[validation]") {
+  const auto v = load_dataset("korthikanti2022", kCsv);
+  const auto& c = row(v, 3);
+  REQUIRE(c.has_workload);
+  CHECK(c.model.layers == 96);
+  CHECK(c.model.hidden == 12288);
+  CHECK(c.model.heads == 96);
+  CHECK(c.model.ffn == 4 * 12288);
+  CHECK(c.model.vocab == 51200);
+  const Workload& w = c.workload;
+  CHECK(w.hw == "dgx-a100-80g");
+  CHECK(w.nodes == 8);  // 64 GPUs
+  CHECK((w.tp == 8 && w.pp == 8 && w.dp == 1 && w.virtual_stages == 3));
+  CHECK((w.micro_batch == 1 && w.global_batch == 64 && w.seq_len == 2048));
+  CHECK(w.checkpointing == Checkpointing::Full);
+  CHECK_FALSE(w.sequence_parallel);
+  CHECK(w.tp_overlap);
+  CHECK(w.attention == Attention::Unfused);
+  CHECK(c.quantity == Metric::IterationTime);
+  CHECK(c.measured == Approx(18.13));
+  // Figure 1 rows carry two measurements, states and activations.
+  int fig1 = 0;
+  for (const auto& x : v)
+    if (x.row == 11) ++fig1;
+  CHECK(fig1 == 2);
+}
+
+TEST_CASE("vTrain multi-node row 1 (GPT 3.6B, 64 GPUs) and single-node row 1 (2 GPUs)", "[validation]") {
+  const auto m = load_dataset("vtrain_multi", kCsv);
+  const auto& c = row(m, 1);
+  CHECK((c.model.hidden == 3072 && c.model.heads == 32 && c.model.layers == 30 && c.model.ffn == 4 * 3072));
+  CHECK((c.workload.tp == 1 && c.workload.dp == 64 && c.workload.pp == 1 && c.workload.nodes == 8));
+  CHECK((c.workload.micro_batch == 8 && c.workload.global_batch == 512 && c.workload.seq_len == 2048));
+  CHECK(c.workload.checkpointing == Checkpointing::Full);
+  CHECK_FALSE(c.workload.overlap_dp);
+  CHECK_FALSE(c.workload.tp_overlap);
+  CHECK(c.measured == Approx(3.5665));  // ms in the CSV, seconds here
+  const auto s = load_dataset("vtrain_single", kCsv);
+  const auto& d = row(s, 1);
+  CHECK((d.workload.nodes == 1 && d.workload.cores_per_node == 2));
+  CHECK((d.workload.tp == 1 && d.workload.dp == 1 && d.workload.pp == 2));
+  CHECK((d.workload.micro_batch == 8 && d.workload.global_batch == 16 && d.workload.seq_len == 1024));
+  CHECK((d.model.hidden == 1024 && d.model.heads == 16 && d.model.layers == 24));
+  CHECK(d.measured == Approx(0.372160408));
+}
+
+TEST_CASE("AWS Neuron trn1 rows: Llama-3.1-8B on NxD, and the DP rule for a row whose DP does not multiply out", "[validation]") {
+  const auto v = load_dataset("aws_neuron_trn1", kCsv);
+  const auto& c = row(v, 73, Metric::ClusterSeqPerS);
+  CHECK(c.model.name == "llama3.1-8b");
+  CHECK((c.model.layers == 32 && c.model.kv_heads == 8 && c.model.ffn == 14336 && c.model.vocab == 128256));
+  const Workload& w = c.workload;
+  CHECK((w.nodes == 32 && w.tp == 32 && w.pp == 1 && w.dp == 32));
+  CHECK((w.global_batch == 1024 && w.micro_batch == 1 && w.seq_len == 8192));
+  CHECK(w.precision == Precision::MixedBF16);
+  CHECK((w.zero == 1 && w.sequence_parallel && w.checkpointing == Checkpointing::Selective));
+  CHECK(w.attention == Attention::Flash);
+  CHECK(c.measured == Approx(53.51));
+  const auto& g = row(v, 42, Metric::ClusterSeqPerS);  // states TP32 PP8 DP1 on 32 nodes
+  CHECK((g.workload.tp == 32 && g.workload.pp == 8 && g.workload.dp == 4));  // DP = 32 x 32 / (32 x 8)
+  const auto& vit = row(v, 48, Metric::ClusterSeqPerS);  // ViT-Base fine-tuning
+  CHECK_FALSE(vit.has_workload);
+  CHECK(vit.not_expressible.find("vision") != std::string::npos);
+}
+
+TEST_CASE("NVIDIA NeMo rows name every missing feature", "[validation]") {
+  const auto v = load_dataset("nvidia_nemo", kCsv);
+  const auto& fp8 = row(v, 1, Metric::TokensPerSPerGpu);
+  CHECK_FALSE(fp8.has_workload);
+  CHECK(fp8.not_expressible.find("FP8") != std::string::npos);
+  const auto& fsdp = row(v, 188, Metric::TokensPerSPerGpu);  // LLAMA3_8B, FSDP 8, H100
+  CHECK(fsdp.not_expressible.find("FSDP") != std::string::npos);
+  CHECK(fsdp.not_expressible.find("Blackwell") == std::string::npos);
+}
+
+TEST_CASE("every corpus row is predicted, calibration, not expressible or refused", "[validation]") {
+  ValidationOptions opt;
+  opt.csv_dir = kCsv;
+  opt.datasets = {"korthikanti2022", "nvidia_nemo"};
+  opt.leave_one_out = false;
+  opt.progress = false;
+  const auto v = run_validation(opt);
+  int total = 0;
+  for (auto it = v["by_dataset"].begin(); it != v["by_dataset"].end(); ++it) {
+    const auto& a = it.value();
+    INFO(it.key());
+    CHECK(a["rows"].get<int>() == a["predicted"].get<int>() + a["calibration"].get<int>() +
+                                      a["not_expressible"].get<int>() + a["refused"].get<int>());
+    total += a["rows"].get<int>();
+  }
+  CHECK(total == static_cast<int>(v["rows"].size()));
+  CHECK(total == 36 + 8 + 426);  // Korthikanti's Figure 1 rows count twice (states, activations)
+}
