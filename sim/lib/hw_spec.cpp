@@ -68,6 +68,8 @@ HwSpec load_hw_spec(const std::string& file) {
     h.tensor.clock_hz = t.number("clock_GHz", 0.05, 10.0) * 1e9;
     h.tensor.min_issue_cycles = static_cast<int>(t.integer("min_issue_cycles", 1, 100000));
     h.tensor.max_moving = static_cast<int>(t.integer("max_moving", 1, 1 << 16));
+    h.tensor.tile_m = static_cast<int>(t.integer_or("tile_m", 0, 0, 1 << 16));
+    h.tensor.tile_n = static_cast<int>(t.integer_or("tile_n", 0, 0, 1 << 16));
     h.tensor.fp32_slowdown = t.number("fp32_slowdown", 1.0, 64.0);
     h.tensor.efficiency = t.number("efficiency", 0.05, 1.0);
     require_source(t);
@@ -176,7 +178,7 @@ std::string HwSpec::fingerprint() const {
   std::string s = fmt::format(
       "{}|{}x{}|t{}x{}x{}@{}:{}:{}:{}:{}|v{}:{}:{}:{}|s{}:{}:{}:{}|g{}:{}:{}|sram{}:{}:{}|dma{}:{}|hbm{}:{}",
       instance, chips_per_node, cores_per_chip, tensor.rows, tensor.cols, tensor.units, tensor.clock_hz,
-      tensor.min_issue_cycles, tensor.max_moving, tensor.fp32_slowdown, tensor.efficiency, vector.present, vector.lanes,
+      tensor.min_issue_cycles, tensor.max_moving * 100003 + tensor.tile_m * 317 + tensor.tile_n, tensor.fp32_slowdown, tensor.efficiency, vector.present, vector.lanes,
       vector.clock_hz, vector.overhead_cycles, scalar.present, scalar.lanes, scalar.clock_hz, scalar.overhead_cycles,
       gpsimd.present, gpsimd.lanes, gpsimd.clock_hz, sram.sbuf.base(), sram.psum.base(), sram.access_overhead_cycles,
       dma.engines, dma.per_engine.base() + dma.latency_s, hbm.capacity_per_chip.base(), hbm.bandwidth_per_chip.base());

@@ -17,6 +17,9 @@ struct TensorSpec {
   double clock_hz = 0;
   int min_issue_cycles = 64;    // back-to-back matmul issue interval floor
   int max_moving = 512;         // moving free size per instruction (one PSUM bank)
+  // Many-array devices (GPUs): the output tile one array (SM) computes at a time, M x N (a
+  // cuBLAS / CUTLASS CTA tile); tiles run in waves over the arrays. 0: max_moving x cols.
+  int tile_m = 0, tile_n = 0;
   double fp32_slowdown = 4;     // FP32 matmul runs this many times slower than BF16
   double efficiency = 1.0;      // calibrated: achieved fraction of matmul issue slots (see results/calibration.md)
   FlopRate peak_bf16() const { return FlopRate(2.0 * rows * cols * units * clock_hz); }

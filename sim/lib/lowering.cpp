@@ -65,14 +65,29 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
   const int64_t blocks = ceil_div(op.n, nb);
   const int64_t mchunks = ceil_div(op.m, t.max_moving);
   std::vector<Unit> units;
-  if (t.units > 1) {  // many arrays (GPU SMs): one unit per B block, tiles spread in waves
+  if (t.units > 1) {  // many arrays (GPU SMs): one unit per B block, output tiles spread in waves
+    // A tile is tm x tn outputs (a CTA tile); an array computes it in ceil(tn / cols) column
+    // passes of max(tm, min_issue) cycles per K slice. Partial last waves and partial tiles at
+    // the edges cost full time: wave quantisation.
+    // The waves are over the whole GEMM's tiles (the GPU schedules every CTA of the kernel); the
+    // L2 blocks below only pace the loads, each taking its share of the compute. Like cuBLAS's
+    // heuristic, the library picks the tile (the largest, or halved in M and/or N) that finishes
+    // first, so small GEMMs are not stuck with one under-filled wave of large tiles.
+    const int64_t tm0 = t.tile_m > 0 ? t.tile_m : t.max_moving, tn0 = t.tile_n > 0 ? t.tile_n : t.cols;
+    double total_cycles = 0;
+    for (auto [fm, fn] : {std::pair<int64_t, int64_t>{1, 1}, {2, 1}, {1, 2}, {2, 2}, {4, 2}}) {
+      const int64_t tm = std::min<int64_t>(std::max<int64_t>(tm0 / fm, t.min_issue_cycles), op.m);
+      const int64_t tn = std::min<int64_t>(std::max<int64_t>(tn0 / fn, t.cols), op.n);
+      const int64_t tiles = op.batch * ceil_div(op.m, tm) * ceil_div(op.n, tn);
+      const double c = static_cast<double>(ceil_div(tiles, t.units) * kpasses * ceil_div(tn, t.cols)) *
+                       static_cast<double>(std::max<int64_t>(tm, t.min_issue_cycles));
+      if (total_cycles == 0 || c < total_cycles) total_cycles = c;
+    }
+    total_cycles *= slow / t.efficiency;
     for (int64_t j = 0; j < blocks; ++j) {
       const int64_t nj = std::min(nb, op.n - j * nb);
-      const int64_t tiles = op.batch * mchunks * ceil_div(nj, t.cols);
-      const double m_avg = static_cast<double>(op.m) / static_cast<double>(mchunks);
       Unit u;
-      u.tensor_cycles = static_cast<double>(ceil_div(tiles, t.units) * kpasses) *
-                        std::max(m_avg, static_cast<double>(t.min_issue_cycles)) * slow / t.efficiency;
+      u.tensor_cycles = total_cycles * static_cast<double>(nj) / static_cast<double>(op.n);
       const bool load_a = (j == 0 || !a_resident) && !op.onchip_in;
       u.load_bytes = static_cast<double>(op.batch * (op.k * nj + (load_a ? op.m * op.k : 0)) * dt);
       u.store_bytes = op.onchip_out ? 0.0 : static_cast<double>(op.batch * op.m * nj * dt);
