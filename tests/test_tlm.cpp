@@ -192,3 +192,30 @@ TEST_CASE("simulated time is deterministic", "[tlm]") {
   const double a = single_core_seconds(hw, op), b = single_core_seconds(hw, op);
   CHECK(a == b);  // bit-identical
 }
+
+// GPU GEMMs (issue 14, item 7): output tiles of 256 x 128 run in waves over the 108 SMs.
+// Checked on the tensor-engine busy time (the loads' pipeline fill comes on top).
+TEST_CASE("A100 GEMM time follows wave quantisation of its CTA tiles", "[tlm][gpu]") {
+  const HwSpec hw = load_hw_spec(hw_path("dgx-a100-80g"));
+  REQUIRE((hw.tensor.units == 108 && hw.tensor.tile_m == 256 && hw.tensor.tile_n == 128));
+  auto tensor_busy = [&](const Op& op) {
+    auto& p = Platform::instance();
+    p.configure(hw);
+    return p.timer().run_program(lower_op(op, hw), 1).busy_s[static_cast<size_t>(Queue::Tensor)];
+  };
+  const int64_t K = 16384;
+  // 12 x 9 = 108 tiles: exactly one full wave; each tile 4 column passes x K/32 k-slices x 256 cycles.
+  const Op one_wave = gemm_op(256 * 12, K, 128 * 9);
+  const double wave_s = (4.0 * (K / 32) * 256) / hw.tensor.clock_hz / hw.tensor.efficiency;
+  const double t1 = tensor_busy(one_wave);
+  CHECK(t1 == Approx(wave_s).epsilon(1e-3));
+  // Throughput at a full wave is the calibrated fraction of peak.
+  const double peak = hw.peak_per_core().base();
+  CHECK(one_wave.flops.base() / t1 == Approx(peak * hw.tensor.efficiency).epsilon(1e-3));
+  // One more column of tiles (120 tiles): 256 x 128 needs two full waves, 256 x 64 or 128 x 128
+  // three waves of half-size tiles (1.5), 128 x 64 five waves of quarter tiles (1.25): picked.
+  const Op spill = gemm_op(256 * 12, K, 128 * 10);
+  const double t2 = tensor_busy(spill);
+  CHECK(t2 == Approx(1.25 * wave_s).epsilon(1e-3));
+  CHECK(spill.flops.base() / t2 < 0.9 * peak * hw.tensor.efficiency);  // 10/9 of the work in 1.25x the time
+}

@@ -71,11 +71,12 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
     // the edges cost full time: wave quantisation.
     // The waves are over the whole GEMM's tiles (the GPU schedules every CTA of the kernel); the
     // L2 blocks below only pace the loads, each taking its share of the compute. Like cuBLAS's
-    // heuristic, the library picks the tile (the largest, or halved in M and/or N) that finishes
+    // heuristic, the library picks the tile (the largest, or halved in M and / or N) that finishes
     // first, so small GEMMs are not stuck with one under-filled wave of large tiles.
     const int64_t tm0 = t.tile_m > 0 ? t.tile_m : t.max_moving, tn0 = t.tile_n > 0 ? t.tile_n : t.cols;
     double total_cycles = 0;
-    for (auto [fm, fn] : {std::pair<int64_t, int64_t>{1, 1}, {2, 1}, {1, 2}, {2, 2}, {4, 2}}) {
+    // (Tiles below 128 x 64 are left out: they cannot keep the tensor cores at full rate.)
+    for (auto [fm, fn] : {std::pair<int64_t, int64_t>{1, 1}, {2, 1}, {1, 2}, {2, 2}}) {
       const int64_t tm = std::min<int64_t>(std::max<int64_t>(tm0 / fm, t.min_issue_cycles), op.m);
       const int64_t tn = std::min<int64_t>(std::max<int64_t>(tn0 / fn, t.cols), op.n);
       const int64_t tiles = op.batch * ceil_div(op.m, tm) * ceil_div(op.n, tn);
