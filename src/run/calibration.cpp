@@ -12,16 +12,6 @@
 #include "trnsim/json_reader.hpp"
 
 namespace trnsim {
-namespace {
-
-// Writes one fitted value into a hw file's JSON, in the file's own unit.
-void set_in_file(nlohmann::ordered_json& j, const std::string& name, double value) {
-  if (name == "tensor.efficiency") j["tensor"]["efficiency"] = value;
-  else if (name == "host.dispatch_s") j["host"]["dispatch_us"] = std::round(value * 1e6 * 1e3) / 1e3;
-  else throw ConfigError(fmt::format("calibrate: cannot write parameter \"{}\" into a hw file", name));
-}
-
-}  // namespace
 
 nlohmann::json run_calibration(const ValidationOptions& opt, bool apply) {
   const auto cases = load_corpus(opt);
@@ -34,7 +24,7 @@ nlohmann::json run_calibration(const ValidationOptions& opt, bool apply) {
         load_json_file(path);  // strict checks (exists, parses) before rewriting
         std::ifstream in(path);
         auto j = nlohmann::ordered_json::parse(in);  // keeps the file's key order
-        for (const auto& [name, value] : params) set_in_file(j, name, value);
+        for (const auto& [name, value] : params) write_parameter(j, name, value);
         write_text_file(path, j.dump(2) + "\n");
       }
   return log;

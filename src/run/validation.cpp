@@ -21,16 +21,19 @@
 namespace trnsim {
 namespace {
 
-// A fitted hardware parameter: where it lives in HwSpec, its bounds and a typical size (the
-// fit works on value / scale, so that parameters in seconds and in fractions are comparable).
+// A fitted hardware parameter: where it lives in HwSpec and in the hw file (block, key, and the
+// file's unit per HwSpec unit), its bounds and a typical size (the fit works on value / scale,
+// so that parameters in seconds and in fractions are comparable).
 struct ParamDef {
   const char* name;
   double lo, hi, scale;
   double* (*slot)(HwSpec&);
+  const char *file_block, *file_key;
+  double file_unit;
 };
 const ParamDef kParams[] = {
-    {"tensor.efficiency", 0.05, 1.0, 1.0, [](HwSpec& h) { return &h.tensor.efficiency; }},
-    {"host.dispatch_s", 0.0, 200e-6, 1e-5, [](HwSpec& h) { return &h.host.dispatch_s; }},
+    {"tensor.efficiency", 0.05, 1.0, 1.0, [](HwSpec& h) { return &h.tensor.efficiency; }, "tensor", "efficiency", 1.0},
+    {"host.dispatch_s", 0.0, 200e-6, 1e-5, [](HwSpec& h) { return &h.host.dispatch_s; }, "host", "dispatch_us", 1e6},
 };
 const ParamDef& param_def(const std::string& name) {
   for (const auto& p : kParams)
@@ -38,6 +41,15 @@ const ParamDef& param_def(const std::string& name) {
   throw ConfigError(fmt::format("calibration: unknown parameter \"{}\"; allowed: tensor.efficiency, host.dispatch_s", name));
 }
 double* parameter_slot(HwSpec& hw, const std::string& name) { return param_def(name).slot(hw); }
+
+}  // namespace
+
+void write_parameter(nlohmann::ordered_json& hw_file, const std::string& name, double value) {
+  const ParamDef& d = param_def(name);
+  hw_file[d.file_block][d.file_key] = std::round(value * d.file_unit * 1e6) / 1e6;  // drops float noise only
+}
+
+namespace {
 
 void apply(HwSpec& hw, const std::string& family, const FamilyParams& p) {
   auto it = p.find(family);

@@ -25,6 +25,8 @@ struct ValidationOptions {
 
 // The named hardware parameters fitted per family (at most three each).
 const std::vector<std::string>& calibration_parameters(const std::string& family);
+// Writes one fitted parameter into a hw file's JSON, at its key and in the file's unit.
+void write_parameter(nlohmann::ordered_json& hw_file, const std::string& name, double value);
 // The hw files that carry a family's fitted parameters.
 std::vector<std::string> family_hw_files(const std::string& family);
 
