@@ -223,6 +223,7 @@ double pipeline_time(int64_t p, int64_t v, int64_t m, double& chunk_time) {
   s.hw.intra.link_bandwidth = s.hw.intra.onchip_bandwidth = s.hw.inter.nic_bandwidth = gigabytes_per_s(1e12);
   s.hw.intra.link_latency_s = s.hw.inter.latency_s = s.hw.collectives.step_overhead_s = 0;
   s.hw.concurrent_engines = false;  // chunk-time = busy time
+  s.hw.host.trace_s = 0;            // the device schedule is the subject, not the host
   const StageProgram& mid = s.plan.stages[1];
   for (auto& st : s.plan.stages) {
     const int stage = st.stage, rank = st.rank, chunk = st.chunk;
@@ -293,4 +294,44 @@ TEST_CASE("TP overlap hides at most the weight-gradient GEMMs it runs beside", "
   CHECK(on.step_time_s < off.step_time_s);
   CHECK(off.step_time_s - on.step_time_s <= wgrad * (1 + 1e-9));
   CHECK(on.stages[0].tp_comm_s == Approx(off.stages[0].tp_comm_s).epsilon(1e-9));  // same collectives
+}
+
+// Lazy-tensor host (hw host.trace_s): the host traces each graph, running ahead of the device.
+TEST_CASE("host tracing: hidden behind the device except the first graph; binding when the host is slower", "[run][host]") {
+  auto w = workload("bert-large", "trn1.32xlarge", 1, 1, 1, 32, 2, 256, 512);  // 4 micro-batches
+  w.checkpointing = Checkpointing::None;
+  auto s = make_scenario(w, true);
+  REQUIRE(s.plan.micro_batches == 4);
+  const auto& st = s.plan.stages[0];
+  const double n_fwd = static_cast<double>(st.forward.size()), n_bwd = static_cast<double>(st.backward.size());
+  s.hw.host.trace_s = 0;
+  const double t0 = execute_step(s).step_time_s;
+  // Fast host: only the first forward graph's trace is exposed, exactly.
+  s.hw.host.trace_s = 1e-6;
+  const auto fast = execute_step(s);
+  CHECK(fast.step_time_s == Approx(t0 + n_fwd * 1e-6).epsilon(1e-9));
+  CHECK(fast.stages[0].host_wait_s == Approx(n_fwd * 1e-6).epsilon(1e-9));
+  // Slow host: every micro-step takes its trace time; the device adds at most one step's work.
+  s.hw.host.trace_s = 10e-3;
+  const auto slow = execute_step(s);
+  const double host = 4 * (n_fwd + n_bwd) * 10e-3;
+  INFO("device-only " << t0 << " s, host-bound " << slow.step_time_s << " s, host trace " << host << " s");
+  CHECK(slow.step_time_s >= host);
+  CHECK(slow.step_time_s <= host + t0);
+  // The device work is the same either way.
+  CHECK(slow.stages[0].compute_s == Approx(fast.stages[0].compute_s).epsilon(1e-12));
+}
+
+TEST_CASE("a slower host never makes a step faster", "[run][host][invariant]") {
+  auto w = workload("llama2-7b", "trn1.32xlarge", 1, 8, 2, 2, 1, 16, 2048);
+  w.checkpointing = Checkpointing::Full;
+  auto s = make_scenario(w, true);
+  double last = 0;
+  for (double tr : {0.0, 50e-6, 150e-6, 500e-6, 2e-3}) {
+    s.hw.host.trace_s = tr;
+    const double t = execute_step(s).step_time_s;
+    INFO("trace " << tr << " s/op: step " << t << " s");
+    CHECK(t >= last);
+    last = t;
+  }
 }

@@ -142,7 +142,8 @@ HwSpec load_hw_spec(const std::string& file) {
   }
   if (r.has("host")) {
     auto hs = r.child("host");
-    h.host.dispatch_s = hs.number("dispatch_us", 0.0, 1e4) * 1e-6;
+    h.host.dispatch_s = hs.number_or("dispatch_us", 0.0, 0.0, 1e4) * 1e-6;
+    h.host.trace_s = hs.number_or("trace_us", 0.0, 0.0, 1e5) * 1e-6;
     require_source(hs);
     hs.ignore("notes");
     hs.finish();

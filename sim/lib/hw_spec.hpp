@@ -73,11 +73,17 @@ struct CollectiveSpec {
   double intra_bandwidth_fraction = 1.0;
 };
 
-// The host side of a device: the framework's cost to issue one op (kernel launch plus eager
-// dispatch). A device cannot start an op before the host has issued it, so with small ops the
-// host bounds the step. 0 for graph-compiled stacks (Neuron, SynapseAI lazy mode).
+// The host side of a device. Two ways a framework feeds the device, each a per-op host cost:
+//   * eager (PyTorch on GPUs): every op is issued by the host (kernel launch plus dispatch), so
+//     a device op never takes less than `dispatch_s`;
+//   * lazy tensors (torch-xla on Neuron): the host traces a micro-step's forward and backward
+//     into a graph, `trace_s` per op, and hands it to the device, which runs it asynchronously
+//     while the host traces the next one. The device cannot start a graph before it is traced,
+//     so a micro-step never takes less than its ops x trace_s (small, fast models are host-bound).
+// Both 0 where the family has no such cost.
 struct HostSpec {
   double dispatch_s = 0;
+  double trace_s = 0;
 };
 
 struct PriceSpec {

@@ -41,7 +41,11 @@ std::string calibration_markdown(const nlohmann::json& c) {
       "- `tensor.efficiency`: the fraction of matmul issue slots the vendor library / compiler keeps busy (it scales\n"
       "  the tensor engine's instruction time; nothing else).\n"
       "- `host.dispatch_s` (GPU families only): the host time to issue one op in eager PyTorch (kernel launch plus\n"
-      "  framework dispatch); a device op never takes less. Graph-compiled stacks (Neuron, SynapseAI) have none.\n\n"
+      "  framework dispatch); a device op never takes less.\n"
+      "- `host.trace_s` (Trainium): the host time to trace one op of a micro-step's graph in torch-xla's lazy-tensor\n"
+      "  mode; the device runs a graph while the host traces the next, so a micro-step never takes less than its\n"
+      "  ops x trace_s. It binds only small, fast micro-steps (HF BERT-Large: the same ~130 ms per micro-step\n"
+      "  measured in FP32 at micro-batch 1 and in BF16 at micro-batch 2, 4x apart in device work).\n\n"
       "| hardware family | fitted values | calibration rows | RMS log residual | Gauss-Newton iterations | applied to |\n"
       "|---|---|---|---|---|---|\n";
   for (auto it = c.begin(); it != c.end(); ++it) {

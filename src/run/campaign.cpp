@@ -58,7 +58,7 @@ Trial run_trial(const CampaignParams& p, double tau, uint64_t seed) {
 
 }  // namespace
 
-RecoveryPreset recovery_preset(bool automatic) { return automatic ? RecoveryPreset{3, 12} : RecoveryPreset{720, 90}; }
+RecoveryPreset recovery_preset(bool automatic) { return automatic ? RecoveryPreset{3, 12} : RecoveryPreset{750, 90}; }
 
 CampaignParams campaign_params(const Scenario& s, double tokens_per_s, bool automatic) {
   CampaignParams p;

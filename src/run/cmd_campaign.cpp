@@ -18,7 +18,7 @@ int cmd_campaign(const ArgList& argv) {
          "writes. Reports goodput (useful step time / wall time) with a 95% interval, wall-clock days,\n"
          "node-hours, cost at both price plans, expected failures and the optimal checkpoint interval.\n"
          "Recovery presets (override with the --*-min options): auto = 3 min detection + 12 min restart\n"
-         "(spare node, relaunch, reload, warm compile cache); manual = 12 h detection + 1.5 h restart.");
+         "(spare node, relaunch, reload, warm compile cache); manual = 12.5 h detection + 1.5 h restart.");
   a.option("tokens", "1.8e12", "tokens to train on")
       .option("mtbf-node-hours", "6300", "mean time between failures of one node (hours)")
       .option("checkpoint-interval", "auto", "minutes of training between checkpoints, or auto (optimal)")

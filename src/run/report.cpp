@@ -55,7 +55,8 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                  {"pp_comm_exposed", c.pp_comm_s},
                  {"pipeline_bubble", c.bubble_s},
                  {"dp_comm_exposed", c.dp_exposed_s},
-                 {"optimizer", c.optimizer_s}}},
+                 {"optimizer", c.optimizer_s},
+                 {"host_wait", c.host_wait_s}}},
                {"compute_by_engine_s", engines},
                {"dp_comm_total_s", c.dp_comm_s}};
   j["throughput"] = {{"sequences_per_s", static_cast<double>(w.global_batch) / step},
@@ -124,7 +125,8 @@ std::string render_text(const nlohmann::json& j) {
                                                                           {"pp_comm_exposed", "PP comm (exposed)"},
                                                                           {"pipeline_bubble", "pipeline bubble"},
                                                                           {"dp_comm_exposed", "DP comm (exposed)"},
-                                                                          {"optimizer", "optimizer"}})
+                                                                          {"optimizer", "optimizer"},
+                                                                          {"host_wait", "host (exposed)"}})
     o += fmt::format("  {:<19}{:10.4f} s   {:5.1f} %\n", label, b[k].get<double>(),
                      100.0 * b[k].get<double>() / st["step_time_s"].get<double>());
   o += "  compute by engine: ";

@@ -218,10 +218,22 @@ class Executor {
     const int p = static_cast<int>(s_.plan.ranks), v = static_cast<int>(s_.plan.virtual_stages);
     const int programs = p * v;
     const int m = static_cast<int>(m_);
+    // Lazy-tensor host (hw host.trace_s): the host traces each forward / backward graph in
+    // order, starting at once and running ahead of the device (asynchronous execution); a
+    // graph cannot start on the device before it is traced.
+    double traced = now();
     for (const Slot& slot : rank_schedule(s_.workload.schedule, p, r, m, v)) {
       const int k = slot.chunk * p + r;  // the program (virtual stage) this slot runs
       const auto& st = s_.plan.stages[static_cast<size_t>(k)];
       auto& ps = prog_[static_cast<size_t>(k)];
+      if (s_.hw.host.trace_s > 0) {
+        traced += static_cast<double>((slot.forward ? st.forward : st.backward).size()) * s_.hw.host.trace_s;
+        if (traced > now()) {
+          const double t = now();
+          sc_core::wait(sim_time(traced - now()));
+          times.host_wait_s += now() - t;
+        }
+      }
       if (slot.forward) {
         if (k > 0) {
           wait_for(r, k - 1, true, slot.mb + 1);
@@ -346,7 +358,8 @@ StepResult execute_step(const Scenario& s, const StepOptions& opt) {
     auto &sa = a.stages[i], &sb = b.stages[i];
     for (double StageTimes::*f : {&StageTimes::finish_s, &StageTimes::compute_s, &StageTimes::recompute_s,
                                   &StageTimes::tp_comm_s, &StageTimes::pp_comm_s, &StageTimes::bubble_s,
-                                  &StageTimes::dp_exposed_s, &StageTimes::optimizer_s, &StageTimes::dp_comm_s})
+                                  &StageTimes::dp_exposed_s, &StageTimes::optimizer_s, &StageTimes::dp_comm_s,
+                                  &StageTimes::host_wait_s})
       sb.*f = ext(sa.*f, sb.*f);
     for (size_t e = 0; e < sb.engine_s.size(); ++e) sb.engine_s[e] = ext(sa.engine_s[e], sb.engine_s[e]);
   }

@@ -34,11 +34,12 @@ struct ParamDef {
 const ParamDef kParams[] = {
     {"tensor.efficiency", 0.05, 1.0, 1.0, [](HwSpec& h) { return &h.tensor.efficiency; }, "tensor", "efficiency", 1.0},
     {"host.dispatch_s", 0.0, 200e-6, 1e-5, [](HwSpec& h) { return &h.host.dispatch_s; }, "host", "dispatch_us", 1e6},
+    {"host.trace_s", 0.0, 2e-3, 1e-4, [](HwSpec& h) { return &h.host.trace_s; }, "host", "trace_us", 1e6},
 };
 const ParamDef& param_def(const std::string& name) {
   for (const auto& p : kParams)
     if (name == p.name) return p;
-  throw ConfigError(fmt::format("calibration: unknown parameter \"{}\"; allowed: tensor.efficiency, host.dispatch_s", name));
+  throw ConfigError(fmt::format("calibration: unknown parameter \"{}\"; allowed: tensor.efficiency, host.dispatch_s, host.trace_s", name));
 }
 double* parameter_slot(HwSpec& hw, const std::string& name) { return param_def(name).slot(hw); }
 
@@ -88,11 +89,16 @@ void progress(bool on, const std::string& msg) {
 }  // namespace
 
 const std::vector<std::string>& calibration_parameters(const std::string& family) {
-  // Graph-compiled stacks (Neuron, SynapseAI lazy mode) issue no per-op host work; eager
-  // PyTorch on GPUs does, and how much is a property of the host + framework, not in any datasheet.
-  static const std::vector<std::string> compiled = {"tensor.efficiency"};
+  // Eager PyTorch on GPUs issues every op from the host (host.dispatch_s); torch-xla on Neuron
+  // traces every micro-step's graph on the host, overlapped with the device (host.trace_s). How
+  // much either costs is a property of the host + framework, in no datasheet. Gaudi (SynapseAI
+  // lazy mode) would have the second too, but its two calibration rows cannot identify two
+  // parameters; it keeps tensor.efficiency alone.
   static const std::vector<std::string> eager = {"tensor.efficiency", "host.dispatch_s"};
-  return family == "a100" || family == "h100" ? eager : compiled;
+  static const std::vector<std::string> lazy = {"tensor.efficiency", "host.trace_s"};
+  static const std::vector<std::string> compiled = {"tensor.efficiency"};
+  if (family == "a100" || family == "h100") return eager;
+  return family == "trainium" ? lazy : compiled;
 }
 
 std::vector<std::string> family_hw_files(const std::string& family) {

@@ -223,13 +223,16 @@ std::vector<ValidationCase> vtrain(const std::string& file, const std::string& d
 // (the docs' definition; some rows print a DP that does not multiply out). Instance: the
 // docs never say trn1 or trn1n; trn1.32xlarge (the slower network) is assumed for all.
 // Per-stack facts (frameworks.md §4, §5, §7):
+//   All rows: torch-xla (lazy tensors), one traced graph per micro-step, run asynchronously
+//     while the host traces the next (the hw file's host.trace_us, fitted for the family).
 //   GPT-3 (Megatron-LM reference, neuronx-nemo-megatron): BF16+SR, no ZeRO, full recompute
 //     (test.sh default) except GPT3-175B selective (gpt_175b.sh); SP on for NeMo-Megatron;
 //     sequence 2048 (GPT-3's context; stated from 2024 on).
 //   Llama-3.1 (NxD, SDK 2.20+): mixed precision with FP32 optimizer, ZeRO-1, SP, selective
 //     recompute, NKI flash attention (default on from SDK 2.19), sequence 8192 (stated).
 //   GPT-3 and BERT: unfused attention (NNM's flash option defaults off; HF BERT is stock).
-//   BERT-Large phase 2 (HF): pure DP, no recompute, gradients reduced once per step;
+//   BERT-Large phase 2 (HF): pure DP, no recompute, separate Q / K / V projections (stock HF
+//     BertSelfAttention), gradients reduced once per step;
 //     sequence 512 (the phase-2 recipe; the printed "128" contradicts micro-batch 2 vs
 //     phase 1's 16 at 128 and is taken as a table error).
 std::vector<ValidationCase> neuron_trn1(const std::string& file) {
@@ -286,6 +289,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
       }
       if (contains(name, "BERT")) {
         w.checkpointing = Checkpointing::None;
+        w.fused_qkv = false;  // HF BertSelfAttention: separate query / key / value Linear layers
       } else if (contains(name, "Llama")) {
         w.checkpointing = Checkpointing::Selective;
         w.sequence_parallel = true;
