@@ -9,6 +9,7 @@
 #include "model_spec.hpp"
 #include "scenario.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
 
 using namespace trnsim;
 
@@ -68,4 +69,17 @@ TEST_CASE("hand-written Llama-2 7B parameter count", "[config]") {
   const double expected = 32 * (4 * h * h + 3 * h * f + 2 * h) + 2 * V * h + h;
   auto m = load_model_spec(model_path("llama2-7b"));
   CHECK(static_cast<double>(m.total_parameters()) == expected);
+}
+
+TEST_CASE("a directory or a device is refused by name, without reading it", "[config]") {
+  for (const std::string& f : {std::string(TRNSIM_SOURCE_DIR) + "/tests/bad", std::string("/dev/zero")}) {
+    INFO(f);
+    std::string message;
+    try {
+      load_json_file(f);
+    } catch (const ConfigError& e) {
+      message = e.what();
+    }
+    CHECK_THAT(message, Catch::StartsWith(f) && Catch::Contains("not a regular file"));
+  }
 }

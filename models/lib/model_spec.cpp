@@ -56,7 +56,7 @@ ModelSpec load_model_spec(const std::string& file) {
   m.dropout = r.number_or("dropout", 0.0, 0.0, 0.9);
   m.learned_positions = r.integer_or("learned_positions", 0, 0, 1 << 20);
   m.public_parameters = r.number("public_parameters", 1e6, 1e13);
-  r.ignore("source");
+  if (r.string("source").empty()) r.fail("source", "empty; say where the architecture figures come from (paper, config.json)");
   r.ignore("notes");
   r.finish();
   if (m.hidden % m.heads != 0) r.fail("heads", "hidden must be divisible by heads; pick heads dividing hidden");

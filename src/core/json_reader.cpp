@@ -3,9 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace trnsim {
 
@@ -13,21 +17,84 @@ std::string config_message(const std::string& file, const std::string& path, con
   return fmt::format("{}: {}: {}", file, path.empty() ? "/" : path, problem);
 }
 
+// Config files are small; anything larger is not one (and /dev/zero must not fill memory).
+constexpr std::uintmax_t kMaxConfigBytes = 16u << 20;
+
 nlohmann::json load_json_file(const std::string& file) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(file, ec);
+  if (ec || !std::filesystem::exists(st))
+    throw ConfigError(config_message(file, "", "cannot open file; check the path (see `trnsim list`)"));
+  if (!std::filesystem::is_regular_file(st))
+    throw ConfigError(config_message(file, "", "not a regular file (a directory, FIFO or device); give a .json file"));
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec) throw ConfigError(config_message(file, "", "cannot read the file size; check permissions"));
+  if (size > kMaxConfigBytes)
+    throw ConfigError(config_message(file, "", fmt::format("file is {} bytes; a config file is at most {} bytes", size, kMaxConfigBytes)));
   std::ifstream in(file);
   if (!in) throw ConfigError(config_message(file, "", "cannot open file; check the path (see `trnsim list`)"));
   std::stringstream ss;
   ss << in.rdbuf();
+  // Duplicate keys: nlohmann keeps the last silently; a config with two "nodes" is an error.
+  struct Frame {
+    bool object;
+    std::string path;
+    std::vector<std::string> keys;
+    size_t index = 0;
+  };
+  std::vector<Frame> stack;
+  std::string pending_key;  // key of the value about to start, in the innermost object
+  std::string duplicate;
+  auto child_path = [&]() {
+    if (stack.empty()) return std::string();
+    Frame& f = stack.back();
+    return f.path + "/" + (f.object ? pending_key : std::to_string(f.index++));
+  };
+  auto cb = [&](int /*depth*/, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (ev) {
+      case E::object_start:
+      case E::array_start: {
+        std::string path = child_path();
+        stack.push_back({ev == E::object_start, path, {}, 0});
+        break;
+      }
+      case E::object_end:
+      case E::array_end:
+        if (!stack.empty()) stack.pop_back();
+        break;
+      case E::key: {
+        pending_key = parsed.get<std::string>();
+        auto& keys = stack.back().keys;
+        if (duplicate.empty() && std::find(keys.begin(), keys.end(), pending_key) != keys.end())
+          duplicate = stack.back().path + "/" + pending_key;
+        keys.push_back(pending_key);
+        break;
+      }
+      case E::value:
+        if (!stack.empty() && !stack.back().object) ++stack.back().index;
+        break;
+    }
+    return true;
+  };
+  nlohmann::json j;
   try {
-    auto j = nlohmann::json::parse(ss.str());
-    if (!j.is_object()) throw ConfigError(config_message(file, "", "top level must be a JSON object {...}"));
-    return j;
+    j = nlohmann::json::parse(ss.str(), cb);
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");
     throw ConfigError(config_message(file, "", "malformed JSON (" + (pos == std::string::npos ? what : what.substr(pos)) +
                                                    "); fix the syntax"));
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond the double range (1e400)
+    std::string what = e.what();
+    auto pos = what.find("] ");
+    throw ConfigError(config_message(file, "", "unreadable JSON value (" + (pos == std::string::npos ? what : what.substr(pos + 2)) +
+                                                   "); write numbers within the double range"));
   }
+  if (!duplicate.empty())
+    throw ConfigError(config_message(file, duplicate, "duplicate key; keep one of them"));
+  if (!j.is_object()) throw ConfigError(config_message(file, "", "top level must be a JSON object {...}"));
+  return j;
 }
 
 JsonReader::JsonReader(const nlohmann::json& obj, std::string file, std::string path)
@@ -66,6 +133,8 @@ double JsonReader::number_or(const std::string& key, double fallback, double min
 int64_t JsonReader::integer(const std::string& key, int64_t min, int64_t max) {
   const auto& v = at(key, "integer");
   if (!v.is_number_integer()) fail(key, fmt::format("expected an integer in [{}, {}], got {}", min, max, v.dump()));
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    fail(key, fmt::format("value {} out of range; allowed: an integer in [{}, {}]", v.dump(), min, max));
   int64_t i = v.get<int64_t>();
   if (i < min || i > max) fail(key, fmt::format("value {} out of range; allowed: an integer in [{}, {}]", i, min, max));
   return i;

@@ -1,6 +1,8 @@
 // cli_args.cpp — see cli_args.hpp.
 #include "cli_args.hpp"
 
+#include <cmath>
+
 #include "trnsim/error.hpp"
 
 #include <fmt/format.h>
@@ -79,16 +81,53 @@ std::string Args::get(const std::string& name) const {
   auto it = values_.find(name);
   return it == values_.end() ? "" : it->second;
 }
-double Args::number(const std::string& name) const {
+double Args::number(const std::string& name, double lo, double hi) const {
   const std::string v = get(name);
+  double d = 0;
   try {
     size_t used = 0;
-    double d = std::stod(v, &used);
+    d = std::stod(v, &used);
     if (used != v.size()) throw std::invalid_argument(v);
-    return d;
   } catch (const std::exception&) {
-    throw UsageError(fmt::format("trnsim {}: --{} expects a number, got \"{}\"", command_, name, v));
+    throw UsageError(fmt::format("trnsim {}: --{} expects a number in [{}, {}], got \"{}\"", command_, name, lo, hi, v));
   }
+  if (!std::isfinite(d) || d < lo || d > hi)
+    throw UsageError(fmt::format("trnsim {}: --{} {} is out of range; allowed: a number in [{}, {}]", command_, name, v, lo, hi));
+  return d;
+}
+
+namespace {
+int64_t parse_integer(const std::string& command, const std::string& name, const std::string& v, int64_t lo, int64_t hi) {
+  int64_t i = 0;
+  try {
+    size_t used = 0;
+    i = std::stoll(v, &used);
+    if (used != v.size()) throw std::invalid_argument(v);
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("trnsim {}: --{} expects an integer in [{}, {}], got \"{}\"", command, name, lo, hi, v));
+  }
+  if (i < lo || i > hi)
+    throw UsageError(fmt::format("trnsim {}: --{} {} is out of range; allowed: an integer in [{}, {}]", command, name, v, lo, hi));
+  return i;
+}
+}  // namespace
+
+int64_t Args::integer(const std::string& name, int64_t lo, int64_t hi) const {
+  return parse_integer(command_, name, get(name), lo, hi);
+}
+
+std::vector<int64_t> Args::integers(const std::string& name, int64_t lo, int64_t hi) const {
+  std::vector<int64_t> out;
+  const std::string v = get(name);
+  size_t start = 0;
+  while (start <= v.size()) {
+    const size_t comma = v.find(',', start);
+    const std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    out.push_back(parse_integer(command_, name, item, lo, hi));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace trnsim

@@ -1,6 +1,7 @@
 // cli_args.hpp — a tiny, strict argument parser shared by the subcommands: flags are
 // declared with their help text, unknown flags and missing values are one-line errors.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -17,7 +18,11 @@ class Args {
   bool parse(const std::vector<std::string>& argv);
   bool has(const std::string& name) const;
   std::string get(const std::string& name) const;
-  double number(const std::string& name) const;
+  // Numeric options: the whole value must parse, be finite and lie in [lo, hi], else a one-line
+  // UsageError naming the option, the value and the allowed range.
+  double number(const std::string& name, double lo, double hi) const;
+  int64_t integer(const std::string& name, int64_t lo, int64_t hi) const;
+  std::vector<int64_t> integers(const std::string& name, int64_t lo, int64_t hi) const;  // comma-separated
   const std::vector<std::string>& positional() const { return positional_; }
   std::string help() const;
 

@@ -41,17 +41,17 @@ int cmd_campaign(const ArgList& argv) {
   Scenario s = load_scenario(a.positional()[0]);
   auto report = make_report(s, execute_step(s));
   CampaignParams p = campaign_params(s, report["throughput"]["tokens_per_s"].get<double>(), rec == "auto");
-  p.tokens = a.number("tokens");
-  p.mtbf_node_hours = a.number("mtbf-node-hours");
-  p.storage_gbps = a.number("storage-GBps");
+  p.tokens = a.number("tokens", 1e6, 1e15);
+  p.mtbf_node_hours = a.number("mtbf-node-hours", 100, 1e8);
+  p.storage_gbps = a.number("storage-GBps", 0.01, 1e5);
   p.async_save = a.has("async-save");
-  p.async_stall_s = p.checkpoint_bytes / (static_cast<double>(p.nodes) * a.number("host-copy-GBps") * 1e9);
-  if (!a.get("detect-min").empty()) p.detect_s = 60 * a.number("detect-min");
-  if (!a.get("restart-min").empty()) p.restart_s = 60 * a.number("restart-min");
-  p.compile_s = 60 * a.number("compile-min");
-  p.interval_s = a.get("checkpoint-interval") == "auto" ? 0 : 60 * a.number("checkpoint-interval");
-  p.trials = static_cast<int>(a.number("trials"));
-  p.seed = static_cast<uint64_t>(a.number("seed"));
+  p.async_stall_s = p.checkpoint_bytes / (static_cast<double>(p.nodes) * a.number("host-copy-GBps", 0.01, 1e5) * 1e9);
+  if (!a.get("detect-min").empty()) p.detect_s = 60 * a.number("detect-min", 0, 1e5);
+  if (!a.get("restart-min").empty()) p.restart_s = 60 * a.number("restart-min", 0, 1e5);
+  p.compile_s = 60 * a.number("compile-min", 0, 1e5);
+  p.interval_s = a.get("checkpoint-interval") == "auto" ? 0 : 60 * a.number("checkpoint-interval", 1, 1e6);
+  p.trials = static_cast<int>(a.integer("trials", 1, 100000));
+  p.seed = static_cast<uint64_t>(a.integer("seed", 0, INT64_MAX));
   if (p.trials < 2 || p.mtbf_node_hours <= 0 || p.storage_gbps <= 0 || p.tokens <= 0)
     throw UsageError("trnsim campaign: --trials >= 2 and positive --mtbf-node-hours, --storage-GBps, --tokens");
   auto j = campaign_report(p, simulate_campaign(p));

@@ -79,22 +79,14 @@ int cmd_sweep(const ArgList& argv) {
     if (a.get(req).empty()) throw UsageError(fmt::format("trnsim sweep: --{} is required; see --help", req));
   SweepOptions o;
   o.space.model = a.get("model");
-  o.space.seq_len = static_cast<int64_t>(a.number("seq"));
-  o.space.global_batch = static_cast<int64_t>(a.number("global-batch"));
-  o.space.micro_batches.clear();
-  for (const auto& m : split(a.get("micro-batches"))) o.space.micro_batches.push_back(std::stoll(m));
+  o.space.seq_len = a.integer("seq", 1, 1 << 20);
+  o.space.global_batch = a.integer("global-batch", 1, 1 << 24);
+  o.space.micro_batches = a.integers("micro-batches", 1, 1 << 16);
   o.hws = split(a.get("hw"));
-  for (const auto& n : split(a.get("nodes"))) {
-    try {
-      o.nodes.push_back(std::stoll(n));
-    } catch (const std::exception&) {
-      throw UsageError("trnsim sweep: --nodes expects comma-separated integers, got \"" + n + "\"");
-    }
-    if (o.nodes.back() < 1) throw UsageError("trnsim sweep: --nodes must be positive");
-  }
-  o.workers = static_cast<int>(a.number("workers"));
-  o.timeout_s = a.number("timeout");
-  o.train_tokens = a.number("train-tokens");
+  o.nodes = a.integers("nodes", 1, 100000);
+  o.workers = static_cast<int>(a.integer("workers", 1, 256));
+  o.timeout_s = a.number("timeout", 1e-4, 86400);
+  o.train_tokens = a.number("train-tokens", 1e6, 1e16);
   o.op_cache = a.get("op-cache");
   if (std::sscanf(a.get("shard").c_str(), "%d/%d", &o.shard_index, &o.shard_count) != 2 || o.shard_index < 1 ||
       o.shard_index > o.shard_count)

@@ -1,0 +1,33 @@
+#!/bin/sh
+# cli_bad_options.sh — issue 15 reproducers: every bad numeric option is a one-line usage error
+# (exit 2) naming the option, never a crash (SIGFPE, "internal error: stoll") or a silent default.
+# usage: cli_bad_options.sh TRNSIM
+t="$1"
+fail=0
+check() {  # expected-fragment, then the command's arguments
+  want="$1"; shift
+  out=$("$t" "$@" 2>&1); rc=$?
+  lines=$(printf '%s\n' "$out" | wc -l)
+  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! printf '%s' "$out" | grep -q -- "$want"; then
+    echo "FAIL: trnsim $* -> rc $rc: $out"; fail=1
+  fi
+}
+S="sweep --model llama2-7b --hw trn1.32xlarge"
+for v in 0 abc 9223372036854775807; do check "--micro-batches" $S --nodes 1 --micro-batches "$v"; done
+for v in 1.5 4abc 0 9223372036854775807; do check "--nodes" $S --nodes "$v"; done
+for v in 0 -3 1e30; do check "--workers" $S --nodes 1 --workers "$v"; done
+for v in 1e30 nan; do check "--seq" $S --nodes 1 --seq "$v"; done
+check "--global-batch" $S --nodes 1 --global-batch 1e30
+check "--timeout" $S --nodes 1 --timeout 0
+for v in -1 nan; do check "--train-tokens" $S --nodes 1 --train-tokens "$v"; done
+C="campaign workloads/llama7b_tp8_dp512.json"
+for v in inf 1e308; do check "--tokens" $C --tokens "$v"; done
+check "--mtbf-node-hours" $C --mtbf-node-hours 1e-9
+check "--checkpoint-interval" $C --checkpoint-interval 1e-9
+check "--checkpoint-interval" $C --checkpoint-interval -10
+check "--storage-GBps" $C --storage-GBps 1e-12
+check "--host-copy-GBps" $C --async-save --host-copy-GBps 0
+check "--host-copy-GBps" $C --host-copy-GBps -1
+check "--restart-min" $C --restart-min -1e6
+check "--detect-min" $C --detect-min -100
+exit $fail
