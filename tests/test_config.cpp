@@ -13,6 +13,19 @@
 
 using namespace trnsim;
 
+namespace {
+// The ConfigError message `load` throws, or "" if it throws none.
+template <typename F>
+std::string config_error(F load) {
+  try {
+    load();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
 TEST_CASE("every deliberately broken file gets its own precise one-line error", "[config]") {
   const std::string dir = std::string(TRNSIM_SOURCE_DIR) + "/tests/bad/";
   std::ifstream manifest(dir + "EXPECTED.tsv");
@@ -24,12 +37,7 @@ TEST_CASE("every deliberately broken file gets its own precise one-line error", 
     const auto tab = line.find('\t');
     const std::string file = dir + line.substr(0, tab), expected = line.substr(tab + 1);
     INFO(file);
-    std::string message;
-    try {
-      validate_file(file);
-    } catch (const ConfigError& e) {
-      message = e.what();
-    }
+    const std::string message = config_error([&] { validate_file(file); });
     CHECK_THAT(message, Catch::Contains(expected));
     CHECK_THAT(message, Catch::StartsWith(file));   // names the file
     CHECK(message.find('\n') == std::string::npos);  // one line
@@ -74,12 +82,7 @@ TEST_CASE("hand-written Llama-2 7B parameter count", "[config]") {
 TEST_CASE("a directory or a device is refused by name, without reading it", "[config]") {
   for (const std::string& f : {std::string(TRNSIM_SOURCE_DIR) + "/tests/bad", std::string("/dev/zero")}) {
     INFO(f);
-    std::string message;
-    try {
-      load_json_file(f);
-    } catch (const ConfigError& e) {
-      message = e.what();
-    }
+    const std::string message = config_error([&] { load_json_file(f); });
     CHECK_THAT(message, Catch::StartsWith(f) && Catch::Contains("not a regular file"));
   }
 }

@@ -133,10 +133,11 @@ double JsonReader::number_or(const std::string& key, double fallback, double min
 int64_t JsonReader::integer(const std::string& key, int64_t min, int64_t max) {
   const auto& v = at(key, "integer");
   if (!v.is_number_integer()) fail(key, fmt::format("expected an integer in [{}, {}], got {}", min, max, v.dump()));
-  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+  // Beyond int64 (>= 2^63) is out of range too, not a wrapped negative.
+  const bool beyond = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX);
+  const int64_t i = beyond ? 0 : v.get<int64_t>();
+  if (beyond || i < min || i > max)
     fail(key, fmt::format("value {} out of range; allowed: an integer in [{}, {}]", v.dump(), min, max));
-  int64_t i = v.get<int64_t>();
-  if (i < min || i > max) fail(key, fmt::format("value {} out of range; allowed: an integer in [{}, {}]", i, min, max));
   return i;
 }
 

@@ -81,36 +81,34 @@ std::string Args::get(const std::string& name) const {
   auto it = values_.find(name);
   return it == values_.end() ? "" : it->second;
 }
-double Args::number(const std::string& name, double lo, double hi) const {
-  const std::string v = get(name);
-  double d = 0;
-  try {
-    size_t used = 0;
-    d = std::stod(v, &used);
-    if (used != v.size()) throw std::invalid_argument(v);
-  } catch (const std::exception&) {
-    throw UsageError(fmt::format("trnsim {}: --{} expects a number in [{}, {}], got \"{}\"", command_, name, lo, hi, v));
-  }
-  if (!std::isfinite(d) || d < lo || d > hi)
-    throw UsageError(fmt::format("trnsim {}: --{} {} is out of range; allowed: a number in [{}, {}]", command_, name, v, lo, hi));
-  return d;
-}
-
 namespace {
-int64_t parse_integer(const std::string& command, const std::string& name, const std::string& v, int64_t lo, int64_t hi) {
-  int64_t i = 0;
+// Parses an option's whole value with `parse` (std::stod / std::stoll) and checks it is finite
+// and in [lo, hi]; `kind` names the type in the one-line error.
+template <typename T, typename Parse>
+T parse_in_range(const std::string& command, const std::string& name, const std::string& v, T lo, T hi,
+                 const char* kind, Parse parse) {
+  T x{};
   try {
     size_t used = 0;
-    i = std::stoll(v, &used);
+    x = parse(v, &used);
     if (used != v.size()) throw std::invalid_argument(v);
   } catch (const std::exception&) {
-    throw UsageError(fmt::format("trnsim {}: --{} expects an integer in [{}, {}], got \"{}\"", command, name, lo, hi, v));
+    throw UsageError(fmt::format("trnsim {}: --{} expects {} in [{}, {}], got \"{}\"", command, name, kind, lo, hi, v));
   }
-  if (i < lo || i > hi)
-    throw UsageError(fmt::format("trnsim {}: --{} {} is out of range; allowed: an integer in [{}, {}]", command, name, v, lo, hi));
-  return i;
+  if (!std::isfinite(static_cast<double>(x)) || x < lo || x > hi)
+    throw UsageError(fmt::format("trnsim {}: --{} {} is out of range; allowed: {} in [{}, {}]", command, name, v, kind, lo, hi));
+  return x;
+}
+int64_t parse_integer(const std::string& command, const std::string& name, const std::string& v, int64_t lo, int64_t hi) {
+  return parse_in_range<int64_t>(command, name, v, lo, hi, "an integer",
+                                 [](const std::string& s, size_t* used) { return static_cast<int64_t>(std::stoll(s, used)); });
 }
 }  // namespace
+
+double Args::number(const std::string& name, double lo, double hi) const {
+  return parse_in_range<double>(command_, name, get(name), lo, hi, "a number",
+                                [](const std::string& s, size_t* used) { return std::stod(s, used); });
+}
 
 int64_t Args::integer(const std::string& name, int64_t lo, int64_t hi) const {
   return parse_integer(command_, name, get(name), lo, hi);

@@ -50,10 +50,8 @@ int cmd_campaign(const ArgList& argv) {
   if (!a.get("restart-min").empty()) p.restart_s = 60 * a.number("restart-min", 0, 1e5);
   p.compile_s = 60 * a.number("compile-min", 0, 1e5);
   p.interval_s = a.get("checkpoint-interval") == "auto" ? 0 : 60 * a.number("checkpoint-interval", 1, 1e6);
-  p.trials = static_cast<int>(a.integer("trials", 1, 100000));
+  p.trials = static_cast<int>(a.integer("trials", 2, 100000));
   p.seed = static_cast<uint64_t>(a.integer("seed", 0, INT64_MAX));
-  if (p.trials < 2 || p.mtbf_node_hours <= 0 || p.storage_gbps <= 0 || p.tokens <= 0)
-    throw UsageError("trnsim campaign: --trials >= 2 and positive --mtbf-node-hours, --storage-GBps, --tokens");
   auto j = campaign_report(p, simulate_campaign(p));
   j["workload"] = s.workload.name;
   j["inputs"]["recovery"] = rec;

@@ -70,14 +70,8 @@ int cmd_validation(const ArgList& argv) {
   ValidationOptions opt;
   if (a.has("dataset") && !a.get("dataset").empty()) opt.datasets = split(a.get("dataset"));
   opt.csv_dir = a.has("data") && !a.get("data").empty() ? a.get("data") : data_dir() + "/../shared/reference/validation";
-  const double sample = static_cast<double>(a.integer("sample-single", 0, 1 << 20)),
-               seed = static_cast<double>(a.integer("seed", 0, INT64_MAX));
-  if (!(sample >= 0 && sample <= 1e6) || sample != std::floor(sample))
-    throw UsageError("trnsim validation: --sample-single must be a whole number from 0 to 1000000");
-  if (!(seed >= 0 && seed <= 4294967295.0) || seed != std::floor(seed))
-    throw UsageError("trnsim validation: --seed must be a whole number from 0 to 4294967295");
-  opt.sample_single = static_cast<size_t>(sample);
-  opt.seed = static_cast<unsigned>(seed);
+  opt.sample_single = static_cast<size_t>(a.integer("sample-single", 0, 1000000));
+  opt.seed = static_cast<unsigned>(a.integer("seed", 0, 4294967295LL));
   opt.leave_one_out = !a.has("no-leave-out");
   opt.progress = !a.has("quiet");
   std::error_code ec;
