@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "lowering.hpp"
+#include "run_kernel.hpp"
 
 namespace trnsim {
 
@@ -19,7 +20,7 @@ void OpTimer::use(const HwSpec& hw) {
 OpTiming OpTimer::run_program(const Program& p, int cores) {
   const sc_core::sc_time t0 = sc_core::sc_time_stamp();
   for (int c = 0; c < cores; ++c) chip_.core(c).start(p);
-  sc_core::sc_start();
+  run_kernel();
   OpTiming t;
   t.seconds = (sc_core::sc_time_stamp() - t0).to_seconds();
   const auto& busy = chip_.core(0).busy();

@@ -1,6 +1,8 @@
 // platform.cpp — process-wide elaboration (see platform.hpp).
 #include "platform.hpp"
 
+#include "run_kernel.hpp"
+
 namespace trnsim {
 
 Platform::Platform() : chip_("chip"), fabric_("fabric"), timer_(chip_) {
@@ -13,7 +15,7 @@ Platform& Platform::instance() {
     auto* made = new Platform();
     // Finish elaboration and run the initialisation phase now, so every engine thread is
     // already waiting for work before the first program is started.
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    run_kernel(sc_core::SC_ZERO_TIME);
     return made;
   }();
   return *p;

@@ -38,24 +38,40 @@ int cmd_campaign(const ArgList& argv) {
   if (a.positional().size() != 1) throw UsageError("trnsim campaign: expected one workload file");
   const std::string rec = a.get("recovery");
   if (rec != "auto" && rec != "manual") throw UsageError("trnsim campaign: --recovery must be auto or manual");
+  // Every option is parsed before the step is simulated: a usage error never costs a simulation (and is
+  // never thrown from a process whose SystemC coroutines have run).
+  const double tokens = a.number("tokens", 1e6, 1e15);
+  const double mtbf_node_hours = a.number("mtbf-node-hours", 100, 1e8);
+  const double storage_gbps = a.number("storage-GBps", 0.01, 1e5);
+  const double host_copy_gbps = a.number("host-copy-GBps", 0.01, 1e5);
+  const bool detect_set = !a.get("detect-min").empty(), restart_set = !a.get("restart-min").empty();
+  const double detect_min = detect_set ? a.number("detect-min", 0, 1e5) : 0;
+  const double restart_min = restart_set ? a.number("restart-min", 0, 1e5) : 0;
+  const double compile_min = a.number("compile-min", 0, 1e5);
+  const double interval_min = a.get("checkpoint-interval") == "auto" ? 0 : a.number("checkpoint-interval", 1, 1e6);
+  const int trials = static_cast<int>(a.integer("trials", 2, 100000));
+  const auto seed = static_cast<uint64_t>(a.integer("seed", 0, INT64_MAX));
+  const std::string format = a.get("format");
+  if (format != "text" && format != "json") throw UsageError("trnsim campaign: --format must be text or json, got \"" + format + "\"");
+
   Scenario s = load_scenario(a.positional()[0]);
   auto report = make_report(s, execute_step(s));
   CampaignParams p = campaign_params(s, report["throughput"]["tokens_per_s"].get<double>(), rec == "auto");
-  p.tokens = a.number("tokens", 1e6, 1e15);
-  p.mtbf_node_hours = a.number("mtbf-node-hours", 100, 1e8);
-  p.storage_gbps = a.number("storage-GBps", 0.01, 1e5);
+  p.tokens = tokens;
+  p.mtbf_node_hours = mtbf_node_hours;
+  p.storage_gbps = storage_gbps;
   p.async_save = a.has("async-save");
-  p.async_stall_s = p.checkpoint_bytes / (static_cast<double>(p.nodes) * a.number("host-copy-GBps", 0.01, 1e5) * 1e9);
-  if (!a.get("detect-min").empty()) p.detect_s = 60 * a.number("detect-min", 0, 1e5);
-  if (!a.get("restart-min").empty()) p.restart_s = 60 * a.number("restart-min", 0, 1e5);
-  p.compile_s = 60 * a.number("compile-min", 0, 1e5);
-  p.interval_s = a.get("checkpoint-interval") == "auto" ? 0 : 60 * a.number("checkpoint-interval", 1, 1e6);
-  p.trials = static_cast<int>(a.integer("trials", 2, 100000));
-  p.seed = static_cast<uint64_t>(a.integer("seed", 0, INT64_MAX));
+  p.async_stall_s = p.checkpoint_bytes / (static_cast<double>(p.nodes) * host_copy_gbps * 1e9);
+  if (detect_set) p.detect_s = 60 * detect_min;
+  if (restart_set) p.restart_s = 60 * restart_min;
+  p.compile_s = 60 * compile_min;
+  p.interval_s = 60 * interval_min;
+  p.trials = trials;
+  p.seed = seed;
   auto j = campaign_report(p, simulate_campaign(p));
   j["workload"] = s.workload.name;
   j["inputs"]["recovery"] = rec;
-  if (a.get("format") == "json") {
+  if (format == "json") {
     std::cout << j.dump(2) << "\n";
     return 0;
   }

@@ -9,6 +9,7 @@
 
 #include "collective.hpp"
 #include "platform.hpp"
+#include "run_kernel.hpp"
 #include "topology.hpp"
 
 namespace trnsim {
@@ -102,7 +103,7 @@ class Executor {
       sc_core::sc_spawn(sc_bind(&Executor::rank_thread, this, static_cast<int>(r)));
       sc_core::sc_spawn(sc_bind(&Executor::dp_thread, this, static_cast<int>(r)));
     }
-    sc_core::sc_start();
+    run_kernel();
     for (size_t r = 0; r < ranks; ++r)
       if (result_.stages[r].finish_s > result_.step_time_s) {
         result_.step_time_s = result_.stages[r].finish_s;
