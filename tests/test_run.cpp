@@ -296,6 +296,34 @@ TEST_CASE("TP overlap hides at most the weight-gradient GEMMs it runs beside", "
   CHECK(on.stages[0].tp_comm_s == Approx(off.stages[0].tp_comm_s).epsilon(1e-9));  // same collectives
 }
 
+// Megatron-LM's pipeline scatter/gather (parallel.pp_scatter_gather): each TP rank sends 1/tp of
+// the activation over its own inter-node link and the receiving TP group all-gathers it.
+TEST_CASE("pipeline scatter/gather: 1/tp of the activation crosses nodes, then a TP all-gather", "[run][pp]") {
+  auto w = workload("llama2-7b", "dgx-a100-80g", 2, 8, 2, 1, 1, 8, 2048);  // one stage per node
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  auto s = make_scenario(w, true);
+  const double full = 1 * 2048 * 4096 * 2.0;  // micro-batch x seq x hidden x bf16
+  REQUIRE(s.plan.stages[0].p2p_bytes.base() == full);
+  REQUIRE(s.plan.stages[0].p2p_gather_bytes.base() == 0);
+  const auto plain = execute_step(s);
+  s.workload.pp_scatter_gather = true;
+  s.plan = build_step_plan(s.model, s.workload);
+  CHECK(s.plan.stages[0].p2p_bytes.base() == full / 8);
+  CHECK(s.plan.stages[0].p2p_gather_bytes.base() == full);
+  const auto sg = execute_step(s);
+  INFO("plain PP comm " << plain.stages[1].pp_comm_s << " s, scatter/gather " << sg.stages[1].pp_comm_s << " s");
+  // An 8th of the bytes on the inter-node link plus an NVLink all-gather costs less than all of them.
+  CHECK(sg.stages[1].pp_comm_s < plain.stages[1].pp_comm_s);
+  CHECK(sg.stages[1].pp_comm_s > plain.stages[1].pp_comm_s / 8);
+  CHECK(sg.stages[1].compute_s == Approx(plain.stages[1].compute_s).epsilon(1e-12));
+  // With sequence parallelism the activation is already split: the setting changes nothing.
+  s.workload.sequence_parallel = true;
+  s.plan = build_step_plan(s.model, s.workload);
+  CHECK(s.plan.stages[0].p2p_bytes.base() == full / 8);
+  CHECK(s.plan.stages[0].p2p_gather_bytes.base() == 0);
+}
+
 // Lazy-tensor host (hw host.trace_s): the host traces each graph, running ahead of the device.
 TEST_CASE("host tracing: hidden behind the device except the first graph; binding when the host is slower", "[run][host]") {
   auto w = workload("bert-large", "trn1.32xlarge", 1, 1, 1, 32, 2, 256, 512);  // 4 micro-batches

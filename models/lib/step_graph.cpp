@@ -176,6 +176,10 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     st.first_layer = s * per_stage;
     st.num_layers = per_stage;
     st.p2p_bytes = Bytes(static_cast<double>(ctx.local_tokens() * m.hidden * dtype_bytes(dt)));
+    if (w.pp_scatter_gather && !w.sequence_parallel && w.tp > 1) {  // SP's tensor is already split
+      st.p2p_gather_bytes = st.p2p_bytes;
+      st.p2p_bytes = st.p2p_bytes / static_cast<double>(w.tp);
+    }
 
     // Forward pieces: [embedding] + blocks + [head]. Each piece is a unit of recompute and of DP bucketing.
     struct Piece {

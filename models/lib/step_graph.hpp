@@ -35,6 +35,9 @@ struct StageProgram {
   std::vector<DpBucket> dp_buckets;  // once per step, after the last micro-batch's backward
   std::vector<OpVertex> optimizer;   // once per step, after all buckets
   Bytes p2p_bytes;                   // activation (or its gradient) sent to the next/previous stage
+  // Pipeline scatter/gather (workload parallel.pp_scatter_gather): each TP rank sends 1/tp of the
+  // tensor and the receiver all-gathers the full tensor (these bytes) over its TP group; 0 = off.
+  Bytes p2p_gather_bytes;
   const Op& op(OpVertex v) const { return graph[v]; }
 };
 

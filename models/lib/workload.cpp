@@ -55,6 +55,7 @@ Workload load_workload(const std::string& file) {
     w.overlap_dp = p.boolean_or("overlap_dp", true);
     w.virtual_stages = p.integer_or("virtual_stages", 1, 1, 1024);
     w.tp_overlap = p.boolean_or("tp_overlap", false);
+    w.pp_scatter_gather = p.boolean_or("pp_scatter_gather", false);
     // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch.
     w.reduce_every_micro_batch = p.choice_or("grad_reduce", w.zero == 2 ? "per_micro_batch" : "per_step",
                                              {"per_step", "per_micro_batch"}) == "per_micro_batch";
@@ -110,7 +111,8 @@ std::string workload_to_json(const Workload& w) {
   j["nodes"] = w.nodes;
   if (w.cores_per_node > 0) j["cores_per_node"] = w.cores_per_node;
   j["parallel"] = {{"tp", w.tp}, {"pp", w.pp}, {"dp", w.dp}, {"sequence_parallel", w.sequence_parallel},
-                   {"zero", w.zero}, {"schedule", to_string(w.schedule)}, {"virtual_stages", w.virtual_stages}, {"tp_overlap", w.tp_overlap}, {"overlap_dp", w.overlap_dp},
+                   {"zero", w.zero}, {"schedule", to_string(w.schedule)}, {"virtual_stages", w.virtual_stages}, {"tp_overlap", w.tp_overlap},
+                   {"pp_scatter_gather", w.pp_scatter_gather}, {"overlap_dp", w.overlap_dp},
                    {"grad_reduce", grad_reduce_name(w)}};
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   j["precision"] = to_string(w.precision);

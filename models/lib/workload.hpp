@@ -50,6 +50,10 @@ struct Workload {
   // TP all-reduce 2021-09+ and its SP all-gather/reduce-scatter overlap; TE userbuffers). Off on
   // Neuron ("TP CC operations cannot be effectively overlapped", Neuron docs).
   bool tp_overlap = false;
+  // Pipeline send/recv split across the TP ranks: each sends 1/tp of the activation over its own
+  // link and the receivers all-gather it inside the TP group (Megatron-LM 2021-2022
+  // scatter_gather_tensors_in_pipeline, default on; no effect with SP, whose tensor is split).
+  bool pp_scatter_gather = false;
   // When gradients cross the DP group: once per step after the last micro-batch (PyTorch
   // DDP no_sync, Megatron, DeepSpeed ZeRO-0/1) or after every micro-batch's backward
   // (DeepSpeed ZeRO-2 and DDP without no_sync), which multiplies DP traffic by grad_accum.

@@ -210,6 +210,14 @@ class Executor {
     op.comm_bytes = s_.plan.stages[static_cast<size_t>(k)].p2p_bytes;
     op.label = name;
     collective(r, op, track(r, "pp"));
+    const Bytes gather = s_.plan.stages[static_cast<size_t>(k)].p2p_gather_bytes;
+    if (gather > Bytes(0)) {  // pipeline scatter/gather: rebuild the full tensor inside the TP group
+      op.kind = OpKind::AllGather;
+      op.group = Group::TP;
+      op.comm_bytes = gather;
+      op.label = name + ".gather";
+      collective(r, op, track(r, "pp"));
+    }
     result_.stages[static_cast<size_t>(r)].pp_comm_s += now() - t;
   }
 

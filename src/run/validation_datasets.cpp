@@ -145,6 +145,7 @@ std::vector<ValidationCase> korthikanti(const std::string& file) {
     w.checkpointing = rc == "full" ? Checkpointing::Full : rc == "attn_only" ? Checkpointing::Selective : Checkpointing::None;
     w.virtual_stages = inum(t, r, "pipeline_interleaving");
     w.tp_overlap = true;  // async TP all-reduce (on by default since 2021-09) / SP's AG-dgrad, RS-wgrad overlap
+    w.pp_scatter_gather = true;  // scatter_gather_tensors_in_pipeline, default on (frameworks.md §1 d)
     ValidationCase c;
     c.dataset = "korthikanti2022";
     c.row = static_cast<int>(r + 1);
