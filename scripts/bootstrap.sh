@@ -18,11 +18,17 @@ trnsim_install_packages() {
   fi
 }
 
+# Quiet unless something goes wrong: the build log goes to $TRNSIM_BUILD_DIR/build.log and
+# only a first build (minutes) announces itself; a failed build prints the log's tail.
 trnsim_build() {
+  mkdir -p "$TRNSIM_BUILD_DIR"
+  local log="$TRNSIM_BUILD_DIR/build.log"
   if [ ! -f "$TRNSIM_BUILD_DIR/CMakeCache.txt" ] || [ -n "${TRNSIM_CMAKE_FLAGS:-}" ]; then
-    cmake -S "$TRNSIM_ROOT" -B "$TRNSIM_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${TRNSIM_CMAKE_FLAGS:-} >&2
+    [ -f "$TRNSIM_BUILD_DIR/CMakeCache.txt" ] || echo "trnsim: first build in $TRNSIM_BUILD_DIR (a few minutes; log: $log)" >&2
+    cmake -S "$TRNSIM_ROOT" -B "$TRNSIM_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${TRNSIM_CMAKE_FLAGS:-} >"$log" 2>&1 ||
+      { tail -n 40 "$log" >&2; return 1; }
   fi
-  cmake --build "$TRNSIM_BUILD_DIR" -j "$(nproc)" >&2
+  cmake --build "$TRNSIM_BUILD_DIR" -j "$(nproc)" >>"$log" 2>&1 || { tail -n 60 "$log" >&2; return 1; }
 }
 
 trnsim_install_packages

@@ -43,31 +43,8 @@ const OpTiming& OpTimer::time(const Op& op) {
   return it->second;
 }
 
-void OpTimer::load_cache(const std::string& file) {
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ss(line);
-    std::string key;
-    OpTiming t;
-    if (!(ss >> key >> t.seconds)) continue;
-    for (auto& b : t.busy_s) ss >> b;
-    if (ss) cache_.emplace(key, t);
-  }
-}
+void OpTimer::load_cache(const std::string& file) { read_op_cache(file, cache_); }
 
-void OpTimer::save_cache(const std::string& file) const {
-  const std::string tmp = file + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out.precision(17);
-    for (const auto& [k, t] : cache_) {
-      out << k << ' ' << t.seconds;
-      for (double b : t.busy_s) out << ' ' << b;
-      out << '\n';
-    }
-  }
-  std::rename(tmp.c_str(), file.c_str());
-}
+void OpTimer::save_cache(const std::string& file) const { write_op_cache(file, cache_); }
 
 }  // namespace trnsim

@@ -9,15 +9,11 @@
 
 #include "chip.hpp"
 #include "hw_spec.hpp"
+#include "op_cache_file.hpp"
 #include "program.hpp"
 #include "trnsim/op.hpp"
 
 namespace trnsim {
-
-struct OpTiming {
-  double seconds = 0;                       // wall duration of the op on the core
-  std::array<double, kQueues> busy_s{};     // busy time per engine queue
-};
 
 class OpTimer {
  public:
@@ -26,7 +22,8 @@ class OpTimer {
   const OpTiming& time(const Op& op);
   size_t simulated() const { return misses_; }
   size_t lookups() const { return lookups_; }
-  // Persistent cache (issue 9): entries are keyed by fingerprint|shape, values exact.
+  // Persistent cache (issue 9): entries are keyed by fingerprint|shape, values exact; the
+  // file format and its checks are op_cache_file.hpp's (a damaged file is a ConfigError).
   void load_cache(const std::string& file);
   void save_cache(const std::string& file) const;
   // Runs `p` on the active cores from the current time and returns core 0's timing.
@@ -36,7 +33,7 @@ class OpTimer {
   Chip& chip_;
   const HwSpec* hw_ = nullptr;
   std::string fingerprint_;
-  std::unordered_map<std::string, OpTiming> cache_;  // "fingerprint|shape key" -> timing (persistent form)
+  OpTimingMap cache_;  // "fingerprint|shape key" -> timing (persistent form)
   // Fast front: per hardware fingerprint, shape -> entry of cache_ (node addresses are stable).
   std::unordered_map<std::string, std::unordered_map<OpShape, const OpTiming*, OpShapeHash>> fast_;
   std::unordered_map<OpShape, const OpTiming*, OpShapeHash>* fast_now_ = nullptr;

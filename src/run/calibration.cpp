@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cli_args.hpp"
+#include "trnsim/atomic_file.hpp"
 #include "scenario.hpp"
 #include "trnsim/json_reader.hpp"
 
@@ -25,7 +26,7 @@ nlohmann::json run_calibration(const ValidationOptions& opt, bool apply) {
         std::ifstream in(path);
         auto j = nlohmann::ordered_json::parse(in);  // keeps the file's key order
         for (const auto& [name, value] : params) write_parameter(j, name, value);
-        write_text_file(path, j.dump(2) + "\n");
+        write_file_atomically(path, j.dump(2) + "\n");
       }
   return log;
 }

@@ -1,11 +1,15 @@
 // campaign.cpp — see campaign.hpp.
 #include "campaign.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "scenario.hpp"
+#include "trnsim/error.hpp"
 
 namespace trnsim {
 namespace {
@@ -19,40 +23,73 @@ struct Trial {
   double wall = 0, failures = 0;
 };
 
-Trial run_trial(const CampaignParams& p, double tau, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const double rate = static_cast<double>(p.nodes) / (p.mtbf_node_hours * 3600.0);  // cluster failures per second
-  std::exponential_distribution<double> next_failure(rate);
+// The run is a sequence of segments: n full segments of `tau` useful seconds each followed by
+// a checkpoint save (stall C), then a last segment of the remaining work with no save. A
+// failure anywhere in a segment (save included) loses the segment: after the downtime R
+// (detect + restart + reload + compile, failure-free) it starts over. With exponential
+// failures (rate λ) each attempt of a segment of length L succeeds with q = exp(-λL), so
+// the failures before k segments succeed are negative-binomial(k, q) and each failed attempt
+// loses a time drawn from the exponential truncated to [0, L). Sampling those totals instead
+// of walking every interval makes a trial O(1) whatever the token count (issue 15: a 1.8e15
+// token run with 1-minute intervals was 10^9 loop iterations).
+struct Segments {
+  double lambda = 0, downtime = 0;
+  double full = 0, last = 0;  // lengths incl. the save (full) / without (last)
+  int64_t n_full = 0;         // segments followed by a checkpoint
+};
+
+Segments segments(const CampaignParams& p, double tau) {
+  Segments g;
+  g.lambda = static_cast<double>(p.nodes) / (p.mtbf_node_hours * 3600.0);  // cluster failures per second
+  g.downtime = p.detect_s + p.restart_s + p.checkpoint_bytes / (p.storage_gbps * 1e9) + p.compile_s;
   const double total = p.tokens / p.tokens_per_s;  // useful compute seconds
-  const double stall = checkpoint_stall(p);
-  const double reload = p.checkpoint_bytes / (p.storage_gbps * 1e9);
-  double done = 0, since = 0, F = next_failure(rng);
-  Trial t;
-  auto fail = [&](double elapsed) {
-    t.wall += elapsed + p.detect_s + p.restart_s + reload + p.compile_s;
-    since = 0;  // work since the last checkpoint is lost
-    t.failures += 1;
-    F = next_failure(rng);
-  };
-  while (done < total) {
-    const double seg = std::min(tau - since, total - done - since);
-    if (F < seg) {
-      fail(F);
-      continue;
-    }
-    t.wall += seg;
-    F -= seg;
-    since += seg;
-    if (done + since >= total) break;  // finished: no final checkpoint needed
-    if (F < stall) {                   // failure while saving: this checkpoint is lost too
-      fail(F);
-      continue;
-    }
-    t.wall += stall;
-    F -= stall;
-    done += since;
-    since = 0;
+  const double n = std::max(0.0, std::ceil(total / tau) - 1);
+  if (n > 1e15) throw ConfigError(fmt::format("campaign: {:.3g} checkpoint intervals; raise --checkpoint-interval", n));
+  g.n_full = static_cast<int64_t>(n);
+  g.full = tau + checkpoint_stall(p);
+  g.last = total - n * tau;
+  // Expected failures: (e^{λL} - 1) per segment. Beyond 10^12 the run never finishes in any
+  // useful sense (and the counts would not fit the sampler).
+  const double failures = n * std::expm1(g.lambda * g.full) + std::expm1(g.lambda * g.last);
+  if (!(failures <= 1e12))
+    throw ConfigError(fmt::format("campaign: a {:.3g} s checkpoint interval (+ save) spans {:.3g} cluster MTBFs, so the "
+                                  "run would need ~{:.3g} restarts; shorten --checkpoint-interval, speed up the save or "
+                                  "raise --mtbf-node-hours", g.full, g.lambda * g.full, failures));
+  return g;
+}
+
+// Expected wall seconds of the whole run (renewal argument): each segment of length L costs
+// (e^{λL} - 1)(1/λ + R) in expectation.
+double expected_wall(const Segments& g) {
+  auto seg = [&](double L) { return std::expm1(g.lambda * L) * (1 / g.lambda + g.downtime); };
+  return static_cast<double>(g.n_full) * seg(g.full) + seg(g.last);
+}
+
+// k segments of length L: successful attempts, sampled failures and their lost time.
+void sample_segments(const Segments& g, double L, int64_t k, std::mt19937_64& rng, Trial& t) {
+  if (k <= 0 || L <= 0) return;
+  t.wall += static_cast<double>(k) * L;
+  const double q = std::exp(-g.lambda * L);
+  const auto failures = static_cast<double>(std::negative_binomial_distribution<int64_t>(k, q)(rng));
+  t.failures += failures;
+  t.wall += failures * g.downtime;
+  const double lost_cdf = -std::expm1(-g.lambda * L);  // P(failure within L)
+  if (failures <= 64) {  // draw each lost span: exponential truncated to [0, L)
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (int i = 0; i < static_cast<int>(failures); ++i) t.wall += -std::log1p(-u(rng) * lost_cdf) / g.lambda;
+  } else {  // sum of many: normal with the truncated exponential's exact mean and variance
+    const double e = std::expm1(g.lambda * L);
+    const double mean = 1 / g.lambda - L / e;
+    const double var = std::max(0.0, 1 / (g.lambda * g.lambda) - L * L * (e + 1) / (e * e));
+    t.wall += std::max(0.0, std::normal_distribution<double>(failures * mean, std::sqrt(failures * var))(rng));
   }
+}
+
+Trial run_trial(const Segments& g, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Trial t;
+  sample_segments(g, g.full, g.n_full, rng, t);
+  sample_segments(g, g.last, 1, rng, t);
   return t;
 }
 
@@ -80,10 +117,11 @@ CampaignOutcome simulate_campaign(const CampaignParams& p) {
   o.interval_s = p.interval_s > 0 ? p.interval_s : optimal_interval(p);
   o.checkpoint_stall_s = checkpoint_stall(p);
   const double total = p.tokens / p.tokens_per_s;
+  const Segments g = segments(p, o.interval_s);
   std::vector<double> goodput;
   double wall = 0, failures = 0;
   for (int i = 0; i < p.trials; ++i) {
-    Trial t = run_trial(p, o.interval_s, p.seed * 1000003ULL + static_cast<uint64_t>(i));
+    Trial t = run_trial(g, p.seed * 1000003ULL + static_cast<uint64_t>(i));
     goodput.push_back(total / t.wall);
     wall += t.wall;
     failures += t.failures;
@@ -105,11 +143,14 @@ double young_daly_interval(const CampaignParams& p) {
 }
 
 double optimal_interval(const CampaignParams& p) {
+  // The expected wall time is exact (expected_wall), so the search needs no sampling. An
+  // interval so long that segments() refuses it is never the optimum.
   auto mean_wall = [&](double tau) {
-    double w = 0;
-    const int trials = std::min(p.trials, 64);
-    for (int i = 0; i < trials; ++i) w += run_trial(p, tau, p.seed * 7919ULL + static_cast<uint64_t>(i)).wall;
-    return w / trials;
+    try {
+      return expected_wall(segments(p, tau));
+    } catch (const ConfigError&) {
+      return std::numeric_limits<double>::infinity();
+    }
   };
   // Golden-section search on log(tau) between 10 s and 7 days.
   double a = std::log(10.0), b = std::log(7 * 86400.0);

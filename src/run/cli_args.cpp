@@ -70,12 +70,6 @@ bool Args::parse(const std::vector<std::string>& argv) {
   return true;
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out) throw ConfigError(fmt::format("{}: cannot write file; check the directory exists", path));
-  out << text;
-}
-
 bool Args::has(const std::string& name) const { return values_.count(name) > 0; }
 std::string Args::get(const std::string& name) const {
   auto it = values_.find(name);

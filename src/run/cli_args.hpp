@@ -41,8 +41,4 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Writes an output file the user asked for; a path that cannot be written is a one-line
-// ConfigError naming it (never a silently missing file).
-void write_text_file(const std::string& path, const std::string& text);
-
 }  // namespace trnsim

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
 #include "platform.hpp"
 #include "commands.hpp"
@@ -42,9 +43,9 @@ int cmd_run(const ArgList& argv) {
   StepResult r = execute_step(s, opt);
   if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
-  if (opt.trace) write_text_file(a.get("trace"), trace_json(r.trace, s.workload.name));
+  if (opt.trace) write_file_atomically(a.get("trace"), trace_json(r.trace, s.workload.name));
   const std::string text = render(report, fmt_name);
-  if (a.has("output")) write_text_file(a.get("output"), text);
+  if (a.has("output")) write_file_atomically(a.get("output"), text);
   else std::cout << text;
   return 0;
 }
@@ -134,7 +135,7 @@ int cmd_graph(const ArgList& argv) {
     boost::write_graphviz(out, g, [&](std::ostream& os, OpVertex v) {
       os << "[label=\"" << g[v].label << "\\n" << to_string(g[v].kind) << "\"]";
     });
-    write_text_file(a.get("dot"), out.str());
+    write_file_atomically(a.get("dot"), out.str());
     std::cout << "wrote " << a.get("dot") << "\n";
   }
   return 0;

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
 #include "commands.hpp"
 #include "calibration.hpp"
@@ -12,7 +13,7 @@
 namespace trnsim {
 namespace {
 void write(const std::string& path, const std::string& text) {
-  write_text_file(path, text);
+  write_file_atomically(path, text);
   std::cout << "wrote " << path << "\n";
 }
 }  // namespace
@@ -23,7 +24,7 @@ int cmd_calibrate(const ArgList& argv) {
          "rows the written rule picks from the validation corpus and the seed rows; write\n"
          "results/calibration.{md,json}; with --apply, write the values into the family's hw files.");
   a.option("data", "", "directory of the corpus CSVs (default: ../shared/reference/validation beside the checkout)")
-      .option("out", "results", "directory for calibration.md / calibration.json")
+      .option("out", "", "directory for calibration.md / calibration.json (default: results/ of the data directory)")
       .option("data-dir", "", "directory holding hw/ and models/")
       .flag("apply", "write the fitted values into the hw files of each family");
   if (!a.parse(argv)) return 0;
@@ -32,8 +33,9 @@ int cmd_calibrate(const ArgList& argv) {
   ValidationOptions opt;
   opt.csv_dir = a.has("data") && !a.get("data").empty() ? a.get("data") : data_dir() + "/../shared/reference/validation";
   auto c = run_calibration(opt, a.has("apply"));
-  write(a.get("out") + "/calibration.json", c.dump(2) + "\n");
-  write(a.get("out") + "/calibration.md", calibration_markdown(c));
+  const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
+  write(out + "/calibration.json", c.dump(2) + "\n");
+  write(out + "/calibration.md", calibration_markdown(c));
   return 0;
 }
 
@@ -42,12 +44,16 @@ int cmd_reproduce(const ArgList& argv) {
          "Simulate every published configuration and write results/reproduction.{md,json}: prediction\n"
          "beside publication, error, scaling efficiency from the predictions, tokens per $, and R3's\n"
          "trn1-vs-p4d cost comparison.");
-  a.option("published", "results/published.json", "published figures (comparison only)")
-      .option("out", "results", "output directory");
+  a.option("published", "", "published figures, comparison only (default: results/published.json of the data directory)")
+      .option("out", "", "output directory (default: results/ of the data directory)")
+      .option("data-dir", "", "directory holding hw/, models/, workloads/ and results/");
   if (!a.parse(argv)) return 0;
-  auto r = run_reproduction(a.get("published"));
-  write(a.get("out") + "/reproduction.json", r.dump(2) + "\n");
-  write(a.get("out") + "/reproduction.md", reproduction_markdown(r));
+  if (!a.positional().empty()) throw UsageError("trnsim reproduce: takes no positional arguments; see --help");
+  if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
+  const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
+  auto r = run_reproduction(a.get("published").empty() ? data_dir() + "/results/published.json" : a.get("published"));
+  write(out + "/reproduction.json", r.dump(2) + "\n");
+  write(out + "/reproduction.md", reproduction_markdown(r));
   std::cout << fmt::format("mean absolute error over prediction rows: {:.1f}%\n",
                            r["mean_abs_error_pct_predictions"].get<double>());
   return 0;

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
 #include "platform.hpp"
 #include "report.hpp"
@@ -32,9 +33,9 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 void write_outputs(const nlohmann::json& doc, const std::string& prefix) {
-  write_text_file(prefix + ".json", doc.dump(2) + "\n");
-  write_text_file(prefix + ".csv", sweep_csv(doc));
-  write_text_file(prefix + ".md", sweep_markdown(doc));
+  write_file_atomically(prefix + ".json", doc.dump(2) + "\n");
+  write_file_atomically(prefix + ".csv", sweep_csv(doc));
+  write_file_atomically(prefix + ".md", sweep_markdown(doc));
   std::cout << fmt::format("wrote {0}.json {0}.csv {0}.md\n", prefix);
 }
 
@@ -118,9 +119,10 @@ int cmd_run_batch(const ArgList& argv) {
     const std::string base = a.get("outdir") + "/" + std::filesystem::path(file).stem().string();
     try {
       Scenario s = load_scenario(file);
-      std::ofstream(base + ".report.json") << make_report(s, execute_step(s)).dump() << "\n";
+      // Written whole once the simulation has finished: the sweep takes its existence as "done".
+      write_file_atomically(base + ".report.json", make_report(s, execute_step(s)).dump() + "\n");
     } catch (const ConfigError& e) {
-      std::ofstream(base + ".err") << e.what() << "\n";
+      write_file_atomically(base + ".err", std::string(e.what()) + "\n");
     }
   }
   if (a.has("op-cache") && timer.simulated() > before) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
 #include "commands.hpp"
 #include "scenario.hpp"
@@ -57,7 +58,7 @@ int cmd_validation(const ArgList& argv) {
          "leave-one-dataset-out errors, rows not expressible (by missing feature) and refusals.");
   a.option("dataset", "", "comma-separated datasets (default: all): seed, korthikanti2022, vtrain_multi, vtrain_single, aws_neuron_trn1, nvidia_nemo")
       .option("data", "", "directory of the corpus CSVs (default: ../shared/reference/validation beside the checkout)")
-      .option("out", "results", "directory for validation.md and validation.json")
+      .option("out", "", "directory for validation.md and validation.json (default: results/ of the data directory)")
       .option("sample-single", "0", "use a seeded sample of N vtrain_single rows (0: all 1,440)")
       .option("seed", "1", "seed of that sample")
       .option("check", "", "thresholds JSON: exit 1 if a dataset's mean abs error exceeds its recorded limit")
@@ -75,12 +76,13 @@ int cmd_validation(const ArgList& argv) {
   opt.leave_one_out = !a.has("no-leave-out");
   opt.progress = !a.has("quiet");
   std::error_code ec;
-  std::filesystem::create_directories(a.get("out"), ec);
-  if (ec) throw UsageError(fmt::format("trnsim validation: --out {}: cannot create the directory ({})", a.get("out"), ec.message()));
+  const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw UsageError(fmt::format("trnsim validation: --out {}: cannot create the directory ({})", out, ec.message()));
   auto v = run_validation(opt);
-  write_text_file(a.get("out") + "/validation.json", v.dump(1) + "\n");
-  write_text_file(a.get("out") + "/validation.md", validation_markdown(v));
-  std::cout << "wrote " << a.get("out") << "/validation.md and validation.json\n";
+  write_file_atomically(out + "/validation.json", v.dump(1) + "\n");
+  write_file_atomically(out + "/validation.md", validation_markdown(v));
+  std::cout << "wrote " << out << "/validation.md and validation.json\n";
   for (auto it = v["by_family"].begin(); it != v["by_family"].end(); ++it) {
     const auto& e = it.value()["error"];
     if (e["n"].get<int>() == 0) continue;

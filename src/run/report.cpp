@@ -4,6 +4,13 @@
 #include <fmt/format.h>
 
 namespace trnsim {
+namespace {
+// tokens per dollar for the text and Markdown tables; "n/a" for a free (price 0) plan.
+std::string tokens_per_usd_text(const nlohmann::json& plan_cost) {
+  const auto& v = plan_cost["tokens_per_usd"];
+  return v.is_number() ? fmt::format("{:.0f}", v.get<double>()) : "n/a";
+}
+}  // namespace
 
 double price_per_node_hour(const HwSpec& hw, PricePlan plan) {
   return plan == PricePlan::OnDemand ? hw.price.on_demand_per_hour : hw.price.reserved_per_hour;
@@ -88,7 +95,8 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                              {"usd_per_cluster_hour", cluster_h},
                              {"usd_per_step", usd_per_step},
                              {"usd_per_million_tokens", usd_per_step / tokens * 1e6},
-                             {"tokens_per_usd", tokens / usd_per_step}};
+                             // A free plan (price 0) has no tokens-per-dollar figure: null, not infinity.
+                             {"tokens_per_usd", usd_per_step > 0 ? nlohmann::json(tokens / usd_per_step) : nlohmann::json()}};
   }
   cost["selected_plan"] = to_string(w.price_plan);
   j["cost"] = cost;
@@ -148,9 +156,9 @@ std::string render_text(const nlohmann::json& j) {
   o += "\ncost                 plan        $/node-h   $/cluster-h   $/M tokens   tokens/$\n";
   for (const char* plan : {"on_demand", "reserved"}) {
     const auto& c = j["cost"][plan];
-    o += fmt::format("                     {:<10}{:10.3f}{:14.2f}{:13.4f}{:12.0f}{}\n", plan,
+    o += fmt::format("                     {:<10}{:10.3f}{:14.2f}{:13.4f}{:>12}{}\n", plan,
                      c["usd_per_node_hour"].get<double>(), c["usd_per_cluster_hour"].get<double>(),
-                     c["usd_per_million_tokens"].get<double>(), c["tokens_per_usd"].get<double>(),
+                     c["usd_per_million_tokens"].get<double>(), tokens_per_usd_text(c),
                      j["cost"]["selected_plan"] == plan ? "  (selected)" : "");
   }
   o += fmt::format("\nsimulator: {} distinct ops simulated, {} op lookups\n", j["simulator"]["ops_simulated"].get<size_t>(),
@@ -177,9 +185,9 @@ std::string render_markdown(const nlohmann::json& j) {
   o += fmt::format("| MFU (%) | {:.1f} |\n| HFU (%) | {:.1f} |\n", 100 * t["mfu"].get<double>(), 100 * t["hfu"].get<double>());
   o += fmt::format("| memory per core (GiB) | {:.2f} of {:.2f} |\n", m["total"].get<double>(), m["usable_capacity"].get<double>());
   for (const char* plan : {"on_demand", "reserved"})
-    o += fmt::format("| cost, {} ($ per M tokens) | {:.4f} |\n| tokens per $, {} | {:.0f} |\n", plan,
+    o += fmt::format("| cost, {} ($ per M tokens) | {:.4f} |\n| tokens per $, {} | {} |\n", plan,
                      j["cost"][plan]["usd_per_million_tokens"].get<double>(), plan,
-                     j["cost"][plan]["tokens_per_usd"].get<double>());
+                     tokens_per_usd_text(j["cost"][plan]));
   return o;
 }
 

@@ -13,6 +13,7 @@
 #include "report.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
+#include "trnsim/error.hpp"
 #include "trnsim/json_reader.hpp"
 
 namespace trnsim {
@@ -28,7 +29,7 @@ struct Prediction {
 Prediction predict(const Scenario& s) {
   auto r = execute_step(s);
   auto j = make_report(s, r);
-  return {j["throughput"]["sequences_per_s"].get<double>(), j["cost"]["on_demand"]["tokens_per_usd"].get<double>(),
+  return {j["throughput"]["sequences_per_s"].get<double>(), j["cost"]["on_demand"]["tokens_per_usd"].is_number() ? j["cost"]["on_demand"]["tokens_per_usd"].get<double>() : 0.0,
           j["cost"]["on_demand"]["usd_per_million_tokens"].get<double>(), j};
 }
 
@@ -58,6 +59,9 @@ nlohmann::json best_layout(const LayoutSpace& space) {
 
 nlohmann::json run_reproduction(const std::string& published_file) {
   auto pub = load_json_file(published_file);
+  if (!pub.is_object() || !pub.contains("rows") || !pub["rows"].is_array() || pub["rows"].empty())
+    throw ConfigError(fmt::format("{}: not a published-results file (no \"rows\" array of published figures); use "
+                                  "results/published.json", published_file));
   nlohmann::json rows = nlohmann::json::array();
   std::map<std::string, std::pair<double, double>> base;  // series -> (pred per node, pub per node) of first row
   std::map<std::string, std::string> assumed;             // row -> ids of the structural assumptions it rests on
@@ -70,6 +74,10 @@ nlohmann::json run_reproduction(const std::string& published_file) {
   double abs_err = 0;
   int n_pred = 0;
   for (const auto& r : pub["rows"]) {
+    for (const char* key : {"workload", "series", "published_seq_per_s", "calibration", "published_usd_per_node_hour"})
+      if (!r.is_object() || !r.contains(key))
+        throw ConfigError(fmt::format("{}: a row lacks \"{}\"; every row needs workload, series, published_seq_per_s, "
+                                      "calibration and published_usd_per_node_hour", published_file, key));
     const std::string name = r["workload"].get<std::string>();
     Scenario s = load_scenario(workload_path(name));
     auto p = predict(s);

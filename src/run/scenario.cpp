@@ -18,7 +18,12 @@ bool has_layout(const std::filesystem::path& p) {
 }
 }  // namespace
 
-void set_data_dir(const std::string& dir) { g_data_dir = dir; }
+void set_data_dir(const std::string& dir) {
+  if (!has_layout(dir))
+    throw ConfigError(fmt::format("--data-dir {}: not a data directory (it needs hw/ and models/ folders); point it at "
+                                  "the trnsim source tree or an installed share/trnsim", dir));
+  g_data_dir = dir;
+}
 
 std::string data_dir() {
   if (!g_data_dir.empty()) return g_data_dir;
@@ -105,8 +110,18 @@ void validate_file(const std::string& file) {
   else load_scenario(file);
 }
 
+// A relative workload path that does not exist from the working directory is looked up in
+// the data directory too, so `trnsim run workloads/x.json` works from anywhere.
+std::string resolve_workload_path(const std::string& file) {
+  std::error_code ec;
+  const std::filesystem::path p(file);
+  if (p.is_absolute() || std::filesystem::exists(p, ec)) return file;
+  const auto in_data = std::filesystem::path(data_dir()) / p;
+  return std::filesystem::exists(in_data, ec) ? in_data.string() : file;
+}
+
 Scenario load_scenario(const std::string& workload_file, bool allow_oom) {
-  return make_scenario(load_workload(workload_file), allow_oom);
+  return make_scenario(load_workload(resolve_workload_path(workload_file)), allow_oom);
 }
 
 }  // namespace trnsim

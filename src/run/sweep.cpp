@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <map>
 
+#include "op_cache_file.hpp"
 #include "scenario.hpp"
+#include "trnsim/atomic_file.hpp"
 #include "trnsim/error.hpp"
 #include "worker_pool.hpp"
 
@@ -53,30 +55,23 @@ std::string reason_of(const std::string& message) {
 }
 
 // Workers write the ops they simulated to CACHE.<pid>; fold them into CACHE (first entry
-// of a key wins: entries are exact, so any copy is the same answer).
+// of a key wins: entries are exact, so any copy is the same answer). A damaged partial is
+// an error (read_op_cache names it), never silently merged.
 void merge_op_caches(const std::string& cache) {
   namespace fs = std::filesystem;
   const fs::path base(cache);
-  std::map<std::string, std::string> entries;
-  auto read = [&](const fs::path& p) {
-    std::ifstream in(p);
-    std::string line;
-    while (std::getline(in, line)) {
-      auto sp = line.find(' ');
-      if (sp != std::string::npos) entries.emplace(line.substr(0, sp), line);
-    }
-  };
-  if (fs::exists(base)) read(base);
+  OpTimingMap entries;
+  read_op_cache(cache, entries);
   const fs::path dir = base.has_parent_path() ? base.parent_path() : fs::path(".");
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().rfind(base.filename().string() + ".", 0) == 0) {
-      read(e.path());
-      fs::remove(e.path());
-    }
-  std::ofstream out(cache + ".tmp");
-  for (const auto& [k, line] : entries) out << line << "\n";
-  out.close();
-  fs::rename(cache + ".tmp", cache);
+  std::vector<fs::path> partials;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string(), prefix = base.filename().string() + ".";
+    if (name.rfind(prefix, 0) == 0 && name.find_first_not_of("0123456789", prefix.size()) == std::string::npos)
+      partials.push_back(e.path());
+  }
+  for (const auto& p : partials) read_op_cache(p.string(), entries);
+  write_op_cache(cache, entries);
+  for (const auto& p : partials) fs::remove(p);
 }
 
 }  // namespace
@@ -119,7 +114,7 @@ nlohmann::json run_sweep(const SweepOptions& o) {
   std::vector<std::string> files;
   for (const auto& w : todo) {
     files.push_back((dir / w.name).string());
-    std::ofstream(files.back() + ".json") << workload_to_json(w);
+    write_file_atomically(files.back() + ".json", workload_to_json(w));
   }
   auto common = [&](std::vector<std::string> argv) {
     argv.insert(argv.end(), {"--data-dir", data_dir()});
@@ -131,8 +126,9 @@ nlohmann::json run_sweep(const SweepOptions& o) {
   for (size_t b = 0; b < todo.size(); b += per_batch) {
     const size_t e = std::min(todo.size(), b + per_batch);
     const std::string list = (dir / ("batch" + std::to_string(b) + ".txt")).string();
-    std::ofstream l(list);
-    for (size_t i = b; i < e; ++i) l << files[i] << ".json\n";
+    std::string names;
+    for (size_t i = b; i < e; ++i) names += files[i] + ".json\n";
+    write_file_atomically(list, names);
     Job j;
     j.argv = common({exe, "run-batch", list, "--outdir", dir.string()});
     j.stdout_file = list + ".out";

@@ -1,0 +1,14 @@
+// atomic_file.hpp — every output file trnsim writes appears whole or not at all.
+// Why: a report, trace or sweep table cut short by a full disk, a file-size limit or a
+// killed process must never be left behind looking like a result (sweep workers decide
+// "done" by a report file's existence). The text goes to a temporary file in the same
+// directory, is flushed to disk (fsync) and renamed over the target; any failed step is a
+// one-line ConfigError naming the path and the reason, and the temporary file is removed.
+#pragma once
+#include <string>
+
+namespace trnsim {
+
+void write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace trnsim
