@@ -7,6 +7,9 @@
 #include "report.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
+#include "trnsim/error.hpp"
+
+#include <cmath>
 
 using namespace trnsim;
 
@@ -68,4 +71,33 @@ TEST_CASE("a campaign is reproducible for a seed", "[campaign]") {
   auto p = r3(false);
   p.trials = 20;
   CHECK(simulate_campaign(p).goodput_mean == simulate_campaign(p).goodput_mean);
+}
+
+TEST_CASE("the Monte-Carlo mean wall time matches the renewal closed form; hopeless runs are refused", "[campaign]") {
+  CampaignParams p;
+  p.tokens = 1e12;
+  p.tokens_per_s = 2e6;
+  p.nodes = 128;
+  p.mtbf_node_hours = 2000;
+  p.checkpoint_bytes = 7e10;
+  p.storage_gbps = 10;
+  p.detect_s = 180;
+  p.restart_s = 720;
+  p.interval_s = 1800;
+  p.trials = 2000;
+  const double exact = expected_wall_s(p, p.interval_s);
+  // By hand: segments of L = 1800 s + 7 s save; each costs (e^{λL} - 1)(1/λ + R).
+  const double lambda = 128 / (2000 * 3600.0), R = 180 + 720 + 7.0, total = 1e12 / 2e6;
+  const double n = std::ceil(total / 1800) - 1, last = total - n * 1800;
+  const double by_hand = n * std::expm1(lambda * 1807) * (1 / lambda + R) + std::expm1(lambda * last) * (1 / lambda + R);
+  CHECK(exact == Approx(by_hand).epsilon(1e-12));
+  CHECK(exact > total);
+  const auto o = simulate_campaign(p);
+  INFO("exact " << exact / 86400 << " days, sampled " << o.wall_days << " days");
+  CHECK(o.wall_days * 86400 == Approx(exact).epsilon(0.005));
+  // A 10-day interval on a cluster that fails every few minutes can never finish.
+  p.mtbf_node_hours = 100;
+  p.nodes = 4096;
+  p.interval_s = 864000;
+  CHECK_THROWS_AS(simulate_campaign(p), ConfigError);
 }

@@ -53,8 +53,8 @@ Segments segments(const CampaignParams& p, double tau) {
   const double failures = n * std::expm1(g.lambda * g.full) + std::expm1(g.lambda * g.last);
   if (!(failures <= 1e12))
     throw ConfigError(fmt::format("campaign: a {:.3g} s checkpoint interval (+ save) spans {:.3g} cluster MTBFs, so the "
-                                  "run would need ~{:.3g} restarts; shorten --checkpoint-interval, speed up the save or "
-                                  "raise --mtbf-node-hours", g.full, g.lambda * g.full, failures));
+                                  "run would need over {:.3g} restarts; shorten --checkpoint-interval, speed up the save or "
+                                  "raise --mtbf-node-hours", g.full, g.lambda * g.full, std::min(failures, 1e300)));
   return g;
 }
 
@@ -136,6 +136,8 @@ CampaignOutcome simulate_campaign(const CampaignParams& p) {
   o.failures = failures / n;
   return o;
 }
+
+double expected_wall_s(const CampaignParams& p, double tau) { return expected_wall(segments(p, tau)); }
 
 double young_daly_interval(const CampaignParams& p) {
   const double M = p.mtbf_node_hours * 3600.0 / static_cast<double>(p.nodes);

@@ -1,5 +1,5 @@
-// campaign.hpp — a whole training run, not one step: a seeded discrete-event Monte-Carlo
-// of node failures (exponential per-node MTBF), detection, restart, lost work since the
+// campaign.hpp — a whole training run, not one step: a seeded Monte-Carlo (sampled per
+// checkpoint segment, so O(1) per trial) of node failures (exponential per-node MTBF), detection, restart, lost work since the
 // last checkpoint, checkpoint writes (size from the memory model's sharded states, time
 // from the storage bandwidth; synchronous or asynchronous), reporting goodput with a
 // confidence interval, wall-clock days, node-hours, cost and the optimal interval.
@@ -45,6 +45,9 @@ CampaignParams campaign_params(const struct Scenario& s, double tokens_per_s, bo
 
 // Runs the Monte-Carlo at a fixed interval.
 CampaignOutcome simulate_campaign(const CampaignParams& p);
+// Exact expected wall seconds at interval `tau` (renewal formula; the Monte-Carlo samples it).
+// Throws ConfigError for a run that could not finish (over 10^12 expected restarts).
+double expected_wall_s(const CampaignParams& p, double tau);
 // Young/Daly first-order optimum sqrt(2·C·M) (C: checkpoint stall, M: cluster MTBF), seconds.
 double young_daly_interval(const CampaignParams& p);
 // Interval minimising mean wall time (golden-section search over log interval, common random numbers).

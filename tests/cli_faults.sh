@@ -1,0 +1,46 @@
+#!/bin/bash
+# cli_faults.sh — issue 15 reproducers for outputs and trusted inputs: a failed write is an error
+# and leaves no partial file; a damaged op cache is refused; campaigns that could not finish are
+# refused and huge ones finish; reproduce / list reject what is not theirs.
+# usage: cli_faults.sh TRNSIM   (run from the source root)
+t="$1"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+R3=workloads/llama7b_tp8_dp512.json
+fail=0
+expect() {  # rc, fragment, command...
+  want_rc="$1"; want="$2"; shift 2
+  out=$("$@" 2>&1); rc=$?
+  out=$(printf '%s\n' "$out" | grep -v -e '^==[0-9]*==WARNING: ASan is ignoring' -e '^False positive error reports may follow' \
+        -e '^For details see https://github.com/google/sanitizers/issues/189')
+  if [ "$rc" -ne "$want_rc" ] || ! printf '%s' "$out" | grep -q -- "$want"; then
+    echo "FAIL: $* -> rc $rc (want $want_rc, \"$want\"): $out"; fail=1
+  fi
+}
+# 1. A write cut short by a file-size limit (1 KiB) is an error and leaves neither the file nor a temporary.
+( ulimit -f 1; "$t" run "$R3" --trace "$tmp/trace.json" >"$tmp/out.txt" 2>"$tmp/err.txt"; echo $? >"$tmp/rc" )
+[ "$(cat "$tmp/rc")" = 1 ] && grep -q "trace.json: cannot write file" "$tmp/err.txt" || { echo "FAIL: size-limited trace: rc $(cat "$tmp/rc") $(cat "$tmp/err.txt")"; fail=1; }
+[ -z "$(ls "$tmp" | grep trace)" ] || { echo "FAIL: partial trace left: $(ls "$tmp")"; fail=1; }
+expect 1 "cannot write file" "$t" run "$R3" --output "$tmp/no/such/dir/report.txt"
+# 2. The op cache: written whole with a checksum; damaged or hand-edited caches are refused.
+"$t" run "$R3" --op-cache "$tmp/ops" >/dev/null && mv "$tmp"/ops.* "$tmp/ops" || { echo "FAIL: op cache not written"; fail=1; }
+head -n 1 "$tmp/ops" | grep -q '^trnsim-op-cache 1$' || { echo "FAIL: op cache header"; fail=1; }
+expect 0 "step time" "$t" run "$R3" --op-cache "$tmp/ops"
+sed '2s/ [0-9.e-]* / -1 /' "$tmp/ops" >"$tmp/neg"
+expect 1 "checksum mismatch" "$t" run "$R3" --op-cache "$tmp/neg"
+python3 - "$tmp/neg" <<'PY'   # re-sign the edited file: the value check must catch it on its own
+import sys
+p = sys.argv[1]; text = open(p).read(); body = text[:text.rindex("checksum ")]
+h = 1469598103934665603
+for c in body.encode(): h = ((h ^ c) * 1099511628211) % 2**64
+open(p, "w").write(body + "checksum %016x\n" % h)
+PY
+expect 1 "finite non-negative" "$t" run "$R3" --op-cache "$tmp/neg"
+printf 'key 1 2 3\n' >"$tmp/old"
+expect 1 "header" "$t" run "$R3" --op-cache "$tmp/old"
+# 3. Campaigns: a run that cannot make progress is refused; a 10^15-token one finishes (ctest TIMEOUT bounds it).
+expect 1 "essentially never complete\|restarts" "$t" campaign "$R3" --mtbf-node-hours 100 --checkpoint-interval 1000000 --tokens 1e15
+expect 0 "goodput" "$t" campaign "$R3" --tokens 1e15 --checkpoint-interval 1 --mtbf-node-hours 100 --trials 1000
+# 4. Inputs that are not what a command reads.
+expect 1 "not a published-results file" "$t" reproduce --published "$R3" --out "$tmp"
+expect 1 "not a data directory" "$t" list --data-dir /nonexistent
+exit $fail
