@@ -52,6 +52,17 @@ void print_summary(const nlohmann::json& doc) {
                              doc["best"]["usd_per_million_tokens_on_demand"].get<double>());
 }
 
+// A sweep with failed configurations is not a clean result: exit 1 (they are in every output)
+// unless the caller accepts that with --allow-failures.
+int failures_exit(const nlohmann::json& doc, bool allowed) {
+  const size_t n = doc["failed"].size();
+  if (n == 0 || allowed) return 0;
+  std::cerr << fmt::format("error: {} configuration(s) failed (see the \"failed\" section of the outputs, e.g. {}: {}); "
+                           "pass --allow-failures to accept a partial sweep\n",
+                           n, doc["failed"][0]["id"].get<std::string>(), doc["failed"][0]["error"].get<std::string>());
+  return 1;
+}
+
 }  // namespace
 
 int cmd_sweep(const ArgList& argv) {
@@ -73,7 +84,8 @@ int cmd_sweep(const ArgList& argv) {
       .option("shard", "1/1", "run only slice K of N (K/N) of the configurations; combine with `trnsim merge`")
       .option("op-cache", "", "shared op-timing cache file (read by every worker, extended at the end)")
       .option("out", "sweep", "output prefix: writes PREFIX.json, PREFIX.csv, PREFIX.md")
-      .option("data-dir", "", "directory holding hw/ and models/");
+      .option("data-dir", "", "directory holding hw/ and models/")
+      .flag("allow-failures", "exit 0 even if configurations failed (they are listed in every output either way)");
   if (!a.parse(argv)) return 0;
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   for (const char* req : {"model", "hw", "nodes"})
@@ -96,7 +108,7 @@ int cmd_sweep(const ArgList& argv) {
   auto doc = run_sweep(o);
   write_outputs(doc, a.get("out"));
   print_summary(doc);
-  return 0;
+  return failures_exit(doc, a.has("allow-failures"));
 }
 
 int cmd_run_batch(const ArgList& argv) {
@@ -131,15 +143,16 @@ int cmd_run_batch(const ArgList& argv) {
 
 int cmd_merge(const ArgList& argv) {
   Args a("merge", "PART.json... [--out PREFIX]", "Combine sweep shards (JSON outputs of `trnsim sweep --shard`) into one.");
-  a.option("out", "sweep", "output prefix");
+  a.option("out", "sweep", "output prefix").flag("allow-failures", "exit 0 even if configurations failed");
   if (!a.parse(argv)) return 0;
   if (a.positional().empty()) throw UsageError("trnsim merge: give the shard JSON files");
   std::vector<nlohmann::json> parts;
   for (const auto& f : a.positional()) parts.push_back(load_json_file(f));
+  check_shards(a.positional(), parts);
   auto doc = merge_sweeps(parts);
   write_outputs(doc, a.get("out"));
   print_summary(doc);
-  return 0;
+  return failures_exit(doc, a.has("allow-failures"));
 }
 
 }  // namespace trnsim

@@ -76,6 +76,19 @@ void merge_op_caches(const std::string& cache) {
 
 }  // namespace
 
+std::string sweep_id(const SweepOptions& o) {
+  // Everything that decides which configurations exist and what their rows hold; not the
+  // shard, the workers, the timeout or the cache. FNV-1a of the description, 16 hex digits.
+  nlohmann::json d = {{"model", o.space.model}, {"hws", o.hws}, {"nodes", o.nodes}, {"seq", o.space.seq_len},
+                      {"global_batch", o.space.global_batch}, {"micro_batches", o.space.micro_batches},
+                      {"zero", o.space.zero}, {"fused", o.space.fused}, {"train_tokens", o.train_tokens},
+                      {"shards", o.shard_count}};
+  for (auto c : o.space.checkpointing) d["checkpointing"].push_back(to_string(c));
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : d.dump()) h = (h ^ c) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
+}
+
 nlohmann::json run_sweep(const SweepOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Workload> all;
@@ -88,6 +101,7 @@ nlohmann::json run_sweep(const SweepOptions& o) {
       for (auto& w : enumerate_layouts(sp)) all.push_back(w);
     }
   nlohmann::json doc;
+  doc["sweep_id"] = sweep_id(o);
   doc["enumerated"] = all.size();
   std::map<std::string, int> rejected;
   std::vector<Workload> todo;
@@ -227,6 +241,34 @@ void finalize_sweep(nlohmann::json& doc) {
   doc["best"] = v.empty() ? nlohmann::json() : v.front();
 }
 
+void check_shards(const std::vector<std::string>& files, const std::vector<nlohmann::json>& parts) {
+  std::map<int, std::string> seen;
+  int count = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const auto& p = parts[i];
+    int k = 0, n = 0;
+    const bool shaped = p.is_object() && p.contains("sweep_id") && p["sweep_id"].is_string() && p.contains("rows") &&
+                        p.contains("stats") && p["stats"].contains("shard") && p["stats"]["shard"].is_string() &&
+                        std::sscanf(p["stats"]["shard"].get<std::string>().c_str(), "%d/%d", &k, &n) == 2;
+    if (!shaped)
+      throw ConfigError(fmt::format("{}: not a sweep shard (no sweep_id / stats.shard); give the JSON outputs of "
+                                    "`trnsim sweep --shard K/N --out ...`", files[i]));
+    if (p["sweep_id"] != parts[0]["sweep_id"])
+      throw ConfigError(fmt::format("{}: shard of another sweep (sweep_id {} vs {} in {}); merge shards of one sweep only",
+                                    files[i], p["sweep_id"].get<std::string>(), parts[0]["sweep_id"].get<std::string>(),
+                                    files[0]));
+    count = n;
+    if (!seen.emplace(k, files[i]).second)
+      throw ConfigError(fmt::format("{}: shard {}/{} given twice (also {}); give each shard once", files[i], k, n, seen[k]));
+  }
+  std::string missing;
+  for (int k = 1; k <= count; ++k)
+    if (!seen.count(k)) missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+  if (!missing.empty())
+    throw ConfigError(fmt::format("merge: shard(s) {} of {} missing; run them (`trnsim sweep --shard K/{}`) and merge all",
+                                  missing, count, count));
+}
+
 nlohmann::json merge_sweeps(const std::vector<nlohmann::json>& parts) {
   nlohmann::json doc;
   doc["rows"] = nlohmann::json::array();
@@ -242,6 +284,7 @@ nlohmann::json merge_sweeps(const std::vector<nlohmann::json>& parts) {
     simulated += p["stats"]["simulated"].get<size_t>();
     wall += p["stats"]["wall_s"].get<double>();
   }
+  doc["sweep_id"] = parts.empty() ? nlohmann::json() : parts.front()["sweep_id"];
   doc["enumerated"] = enumerated;
   doc["rejected"] = rejected;
   doc["stats"] = {{"simulated", simulated}, {"wall_s_summed", wall}, {"merged_parts", parts.size()},
@@ -250,20 +293,31 @@ nlohmann::json merge_sweeps(const std::vector<nlohmann::json>& parts) {
   return doc;
 }
 
+// One line per configuration simulated: the rows (status "ok"), then the failures (status
+// "failed", metrics empty, the one-line error in the last column).
 std::string sweep_csv(const nlohmann::json& doc) {
   static const char* cols[] = {"id", "hw", "nodes", "tp", "pp", "dp", "micro_batch", "checkpointing", "zero", "fused",
                                "step_time_s", "sequences_per_s", "tokens_per_s", "mfu", "memory_per_core_gib",
                                "usd_per_million_tokens_on_demand", "usd_per_million_tokens_reserved", "days_to_train",
                                "usd_to_train_on_demand", "pareto"};
+  auto quoted = [](std::string v) {
+    std::string q = "\"";
+    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
   std::string o;
   for (size_t i = 0; i < std::size(cols); ++i) o += std::string(i ? "," : "") + cols[i];
-  o += "\n";
+  o += ",status,error\n";
   for (const auto& r : doc["rows"]) {
     for (size_t i = 0; i < std::size(cols); ++i) {
       const auto& v = r[cols[i]];
       o += (i ? "," : "") + (v.is_string() ? v.get<std::string>() : v.dump());
     }
-    o += "\n";
+    o += ",ok,\n";
+  }
+  for (const auto& f : doc["failed"]) {
+    o += f["id"].get<std::string>() + std::string(std::size(cols) - 1, ',');
+    o += ",failed," + quoted(f["error"].get<std::string>()) + "\n";
   }
   return o;
 }
@@ -288,6 +342,12 @@ std::string sweep_markdown(const nlohmann::json& doc, size_t max_rows) {
                      r["tokens_per_s"].get<double>(), 100 * r["mfu"].get<double>(), r["memory_per_core_gib"].get<double>(),
                      r["usd_per_million_tokens_on_demand"].get<double>(), r["days_to_train"].get<double>(),
                      r["usd_to_train_on_demand"].get<double>(), r["pareto"].get<bool>() ? "★" : "");
+  }
+  if (!doc["failed"].empty()) {
+    o += fmt::format("\n## Failed configurations ({})\n\n| id | exit code | error |\n|---|---|---|\n", doc["failed"].size());
+    for (const auto& f : doc["failed"])
+      o += fmt::format("| {} | {} | {} |\n", f["id"].get<std::string>(), f["exit_code"].get<int>(),
+                       f["error"].get<std::string>());
   }
   return o;
 }

@@ -23,6 +23,11 @@ struct SweepOptions {
 };
 
 nlohmann::json run_sweep(const SweepOptions& o);
+// Identity of a sweep (its space, hardware, nodes and shard count): shards of one sweep share it.
+std::string sweep_id(const SweepOptions& o);
+// Checks that `parts` (read from `files`) are the shards 1..N of one sweep, each exactly once;
+// a run report, a shard of another sweep, a duplicate or a missing shard is a ConfigError.
+void check_shards(const std::vector<std::string>& files, const std::vector<nlohmann::json>& parts);
 // Sorts rows (throughput, then id: independent of worker count) and marks the Pareto front.
 void finalize_sweep(nlohmann::json& doc);
 nlohmann::json merge_sweeps(const std::vector<nlohmann::json>& parts);
