@@ -10,8 +10,6 @@ fail=0
 expect() {  # rc, fragment, command...
   want_rc="$1"; want="$2"; shift 2
   out=$("$@" 2>&1); rc=$?
-  out=$(printf '%s\n' "$out" | grep -v -e '^==[0-9]*==WARNING: ASan is ignoring' -e '^False positive error reports may follow' \
-        -e '^For details see https://github.com/google/sanitizers/issues/189')
   if [ "$rc" -ne "$want_rc" ] || ! printf '%s' "$out" | grep -q -- "$want"; then
     echo "FAIL: $* -> rc $rc (want $want_rc, \"$want\"): $out"; fail=1
   fi

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "trnsim/fnv_hash.hpp"
 #include "trnsim/units.hpp"
 
 namespace trnsim {
@@ -49,10 +50,10 @@ struct OpShape {
 };
 struct OpShapeHash {
   size_t operator()(const OpShape& s) const {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = kFnvOffset;
     for (int64_t v : {int64_t(s.kind), int64_t(s.engine), int64_t(s.dtype), int64_t(s.inputs), int64_t(s.passes),
                       int64_t(s.transcendental), int64_t(s.onchip), s.batch, s.m, s.k, s.n, s.elements, s.row})
-      h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ULL;
+      h = fnv1a_mix(h, static_cast<uint64_t>(v));
     return static_cast<size_t>(h);
   }
 };

@@ -14,20 +14,12 @@
 
 #include "trnsim/atomic_file.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/fnv_hash.hpp"
 
 namespace trnsim {
 namespace {
 
 constexpr const char* kHeader = "trnsim-op-cache 1";
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 [[noreturn]] void damaged(const std::string& file, const std::string& what) {
   throw ConfigError(fmt::format("{}: {}; the op-timing cache is damaged or from another trnsim version, delete it "
@@ -49,7 +41,7 @@ void read_op_cache(const std::string& file, OpTimingMap& into) {
   const size_t tail = text.rfind("checksum ");
   if (tail == std::string::npos || (tail > 0 && text[tail - 1] != '\n')) damaged(file, "no checksum line (truncated?)");
   uint64_t stored = 0;
-  if (std::sscanf(text.c_str() + tail, "checksum %16" SCNx64, &stored) != 1 || stored != fnv1a(text.substr(0, tail)))
+  if (std::sscanf(text.c_str() + tail, "checksum %16" SCNx64, &stored) != 1 || stored != fnv1a64(text.substr(0, tail)))
     damaged(file, "checksum mismatch");
   std::istringstream body(text.substr(std::string(kHeader).size() + 1, tail - std::string(kHeader).size() - 1));
   std::string line;
@@ -80,7 +72,7 @@ void write_op_cache(const std::string& file, const OpTimingMap& entries) {
     for (double b : e->second.busy_s) text += fmt::format(" {:.17g}", b);
     text += '\n';
   }
-  text += fmt::format("checksum {:016x}\n", fnv1a(text));
+  text += fmt::format("checksum {:016x}\n", fnv1a64(text));
   write_file_atomically(file, text);
 }
 

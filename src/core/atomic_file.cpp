@@ -13,7 +13,7 @@
 
 namespace trnsim {
 
-void write_file_atomically(const std::string& path, const std::string& text) {
+void write_file_atomically(const std::string& path, const std::string& text, Durability d) {
   if (path.empty()) throw ConfigError("output path is empty; give a file name");
   const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
   auto fail = [&](const char* step, int err) {
@@ -38,7 +38,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     }
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0) {
+  if (d == Durability::Fsync && ::fsync(fd) != 0) {
     const int err = errno;
     ::close(fd);
     fail("fsync", err);

@@ -132,9 +132,10 @@ int cmd_run_batch(const ArgList& argv) {
     try {
       Scenario s = load_scenario(file);
       // Written whole once the simulation has finished: the sweep takes its existence as "done".
-      write_file_atomically(base + ".report.json", make_report(s, execute_step(s)).dump() + "\n");
+      write_file_atomically(base + ".report.json", make_report(s, execute_step(s)).dump() + "\n",
+                            Durability::RenameOnly);
     } catch (const ConfigError& e) {
-      write_file_atomically(base + ".err", std::string(e.what()) + "\n");
+      write_file_atomically(base + ".err", std::string(e.what()) + "\n", Durability::RenameOnly);
     }
   }
   if (a.has("op-cache") && timer.simulated() > before) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));

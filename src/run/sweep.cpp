@@ -15,6 +15,7 @@
 #include "scenario.hpp"
 #include "trnsim/atomic_file.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/fnv_hash.hpp"
 #include "worker_pool.hpp"
 
 namespace trnsim {
@@ -84,9 +85,7 @@ std::string sweep_id(const SweepOptions& o) {
                       {"zero", o.space.zero}, {"fused", o.space.fused}, {"train_tokens", o.train_tokens},
                       {"shards", o.shard_count}};
   for (auto c : o.space.checkpointing) d["checkpointing"].push_back(to_string(c));
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : d.dump()) h = (h ^ c) * 1099511628211ull;
-  return fmt::format("{:016x}", h);
+  return fmt::format("{:016x}", fnv1a64(d.dump()));
 }
 
 nlohmann::json run_sweep(const SweepOptions& o) {
@@ -128,7 +127,7 @@ nlohmann::json run_sweep(const SweepOptions& o) {
   std::vector<std::string> files;
   for (const auto& w : todo) {
     files.push_back((dir / w.name).string());
-    write_file_atomically(files.back() + ".json", workload_to_json(w));
+    write_file_atomically(files.back() + ".json", workload_to_json(w), Durability::RenameOnly);
   }
   auto common = [&](std::vector<std::string> argv) {
     argv.insert(argv.end(), {"--data-dir", data_dir()});
@@ -142,7 +141,7 @@ nlohmann::json run_sweep(const SweepOptions& o) {
     const std::string list = (dir / ("batch" + std::to_string(b) + ".txt")).string();
     std::string names;
     for (size_t i = b; i < e; ++i) names += files[i] + ".json\n";
-    write_file_atomically(list, names);
+    write_file_atomically(list, names, Durability::RenameOnly);
     Job j;
     j.argv = common({exe, "run-batch", list, "--outdir", dir.string()});
     j.stdout_file = list + ".out";
