@@ -5,6 +5,7 @@
 #   a configuration that times out is recorded as failed without stopping the sweep.
 set -euo pipefail
 bin="$1"; root="$2"
+trap 'echo "sweep_test.sh: line $LINENO failed (exit $?): $BASH_COMMAND" >&2' ERR
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 args=(--model bert-large --hw dl1.24xlarge --nodes 1 --seq 128 --global-batch 256 --micro-batches 32)
 "$bin" sweep "${args[@]}" --workers 1 --out "$tmp/w1" | tail -2
