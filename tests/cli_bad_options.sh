@@ -33,4 +33,13 @@ check "--host-copy-GBps" $C --async-save --host-copy-GBps 0
 check "--host-copy-GBps" $C --host-copy-GBps -1
 check "--restart-min" $C --restart-min -1e6
 check "--detect-min" $C --detect-min -100
+# Parsing (CLI11): unknown options, missing values, values given twice, words outside a choice.
+R="run workloads/llama7b_tp8_dp512.json"
+check "unknown option --bogus" $R --bogus 1
+check "unknown option -x" $R -x
+check "--output needs a value" $R --output
+check "--format is given more than once" $R --format json --format text
+check "--format \"xml\" is not allowed; choose one of: text, json, md" $R --format xml
+check "--format \"xml\" is not allowed" $C --format xml
+check "--recovery \"later\" is not allowed" $C --recovery later
 exit $fail

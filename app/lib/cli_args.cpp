@@ -1,11 +1,15 @@
 // cli_args.cpp — see cli_args.hpp.
 #include "cli_args.hpp"
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <cmath>
 
 #include "trnsim/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <fstream>
@@ -36,38 +40,70 @@ std::string Args::help() const {
   return o;
 }
 
+// The command line is parsed by CLI11: long options as `--name VALUE` or `--name=VALUE`,
+// flags, positionals in any order, `--` ending options, a value given twice an error. Values are
+// kept as text; number() / integer() range-check them when the command reads them, so every
+// message names the option, the value and the allowed range.
 bool Args::parse(const std::vector<std::string>& argv) {
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& a = argv[i];
-    if (a == "--help" || a == "-h") {
+  CLI::App app{description_, "trnsim " + command_};
+  app.set_help_flag();  // --help prints our own text (with defaults), below
+  bool want_help = false;
+  app.add_flag("-h,--help", want_help);
+  std::map<std::string, std::string> given;
+  std::map<std::string, CLI::Option*> opts;
+  for (const auto& [name, s] : specs_) {
+    if (s.takes_value)
+      opts[name] = app.add_option("--" + name, given[name])->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+    else
+      opts[name] = app.add_flag("--" + name)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
+  app.add_option("args", positional_);
+  app.allow_extras();
+  std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 consumes from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    if (want_help || std::find(argv.begin(), argv.end(), "--help") != argv.end()) {
       std::fputs(help().c_str(), stdout);
       return false;
     }
-    if (a.rfind("--", 0) != 0) {
-      positional_.push_back(a);
+    std::string msg = e.what();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    // CLI11's wording for the two common cases, made plain.
+    const std::string option = msg.substr(0, msg.find(':'));
+    if (msg.find("required") != std::string::npos && msg.find("missing") != std::string::npos)
+      msg = option + " needs a value";
+    else if (msg.find("At Most 1") != std::string::npos)
+      msg = option + " is given more than once; give it once";
+    throw UsageError(fmt::format("trnsim {}: {}; see `trnsim {} --help`", command_, msg, command_));
+  }
+  if (want_help) {
+    std::fputs(help().c_str(), stdout);
+    return false;
+  }
+  bool options_ended = false;
+  for (const std::string& extra : app.remaining()) {
+    if (extra == "--" && !options_ended) {
+      options_ended = true;
       continue;
     }
-    std::string name = a.substr(2), value;
-    auto eq = name.find('=');
-    if (eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
+    if (!options_ended && extra.rfind("-", 0) == 0 && extra.size() > 1) {
+      std::string name = extra.substr(extra.rfind("--", 0) == 0 ? 2 : 1);
+      name = name.substr(0, name.find('='));
+      throw UsageError(fmt::format("trnsim {}: unknown option {}{}; see `trnsim {} --help`", command_,
+                                   extra.rfind("--", 0) == 0 ? "--" : "-", name, command_));
     }
-    const Spec* spec = nullptr;
-    for (const auto& [n, s] : specs_)
-      if (n == name) spec = &s;
-    if (!spec) throw UsageError(fmt::format("trnsim {}: unknown option --{}; see `trnsim {} --help`", command_, name, command_));
-    if (spec->takes_value) {
-      if (eq == std::string::npos) {
-        if (i + 1 >= argv.size()) throw UsageError(fmt::format("trnsim {}: --{} needs a value", command_, name));
-        value = argv[++i];
-      }
-      values_[name] = value;
-    } else {
-      values_[name] = "1";
-    }
+    positional_.push_back(extra);
   }
+  for (const auto& [name, opt] : opts)
+    if (opt->count() > 0) values_[name] = specs_of(name).takes_value ? given[name] : "1";
   return true;
+}
+
+const Args::Spec& Args::specs_of(const std::string& name) const {
+  for (const auto& [n, s] : specs_)
+    if (n == name) return s;
+  throw std::logic_error("trnsim: option --" + name + " was never declared");
 }
 
 bool Args::has(const std::string& name) const { return values_.count(name) > 0; }
@@ -120,6 +156,13 @@ std::vector<int64_t> Args::integers(const std::string& name, int64_t lo, int64_t
     start = comma + 1;
   }
   return out;
+}
+
+std::string Args::choice(const std::string& name, const std::vector<std::string>& allowed) const {
+  const std::string v = get(name);
+  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return v;
+  throw UsageError(fmt::format("trnsim {}: --{} \"{}\" is not allowed; choose one of: {}", command_, name, v,
+                               fmt::join(allowed, ", ")));
 }
 
 }  // namespace trnsim

@@ -1,5 +1,6 @@
-// cli_args.hpp — a tiny, strict argument parser shared by the subcommands: flags are
-// declared with their help text, unknown flags and missing values are one-line errors.
+// cli_args.hpp — the strict argument parser shared by the subcommands (CLI11 underneath):
+// flags and options are declared with their help text; unknown options, missing values, values
+// given twice and out-of-range numbers are one-line UsageErrors (exit 2).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -23,6 +24,8 @@ class Args {
   double number(const std::string& name, double lo, double hi) const;
   int64_t integer(const std::string& name, int64_t lo, int64_t hi) const;
   std::vector<int64_t> integers(const std::string& name, int64_t lo, int64_t hi) const;  // comma-separated
+  // An option that takes one of a fixed set of words; anything else is a one-line UsageError.
+  std::string choice(const std::string& name, const std::vector<std::string>& allowed) const;
   const std::vector<std::string>& positional() const { return positional_; }
   std::string help() const;
 
@@ -33,6 +36,7 @@ class Args {
     std::string def, help;
   };
   std::vector<std::pair<std::string, Spec>> specs_;
+  const Spec& specs_of(const std::string& name) const;
   std::map<std::string, std::string> values_;
   std::vector<std::string> positional_;
 };

@@ -31,9 +31,7 @@ int cmd_run(const ArgList& argv) {
       .option("data-dir", "", "directory holding hw/ and models/ (default: the source tree)");
   if (!a.parse(argv)) return 0;
   if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
-  const std::string fmt_name = a.get("format");
-  if (fmt_name != "text" && fmt_name != "json" && fmt_name != "md")
-    throw UsageError("trnsim run: --format must be text, json or md");
+  const std::string fmt_name = a.choice("format", {"text", "json", "md"});
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   Scenario s = load_scenario(a.positional()[0]);
   StepOptions opt;

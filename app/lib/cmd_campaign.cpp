@@ -36,8 +36,7 @@ int cmd_campaign(const ArgList& argv) {
   if (!a.parse(argv)) return 0;
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   if (a.positional().size() != 1) throw UsageError("trnsim campaign: expected one workload file");
-  const std::string rec = a.get("recovery");
-  if (rec != "auto" && rec != "manual") throw UsageError("trnsim campaign: --recovery must be auto or manual");
+  const std::string rec = a.choice("recovery", {"auto", "manual"});
   // Every option is parsed before the step is simulated: a usage error never costs a simulation (and is
   // never thrown from a process whose SystemC coroutines have run).
   const double tokens = a.number("tokens", 1e6, 1e15);
@@ -51,8 +50,7 @@ int cmd_campaign(const ArgList& argv) {
   const double interval_min = a.get("checkpoint-interval") == "auto" ? 0 : a.number("checkpoint-interval", 1, 1e6);
   const int trials = static_cast<int>(a.integer("trials", 2, 100000));
   const auto seed = static_cast<uint64_t>(a.integer("seed", 0, INT64_MAX));
-  const std::string format = a.get("format");
-  if (format != "text" && format != "json") throw UsageError("trnsim campaign: --format must be text or json, got \"" + format + "\"");
+  const std::string format = a.choice("format", {"text", "json"});
 
   Scenario s = load_scenario(a.positional()[0]);
   auto report = make_report(s, execute_step(s));
