@@ -10,6 +10,7 @@
 
 #include "cli_args.hpp"
 #include "commands.hpp"
+#include "worker_pool.hpp"
 #include "trnsim/error.hpp"
 
 namespace {
@@ -52,6 +53,9 @@ int sc_main(int argc, char* argv[]) {
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  } catch (const Interrupted& e) {
+    std::cerr << "trnsim: " << e.what() << "; workers stopped, scratch files removed\n";
+    return 128 + e.signal;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
     return 3;

@@ -11,6 +11,7 @@
 
 #include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
+#include "fault_injection.hpp"
 #include "platform.hpp"
 #include "commands.hpp"
 #include "report.hpp"
@@ -34,6 +35,7 @@ int cmd_run(const ArgList& argv) {
   const std::string fmt_name = a.choice("format", {"text", "json", "md"});
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   Scenario s = load_scenario(a.positional()[0]);
+  maybe_inject_fault(s.workload.name);
   StepOptions opt;
   opt.trace = a.has("trace");
   OpTimer& timer = Platform::instance().timer();

@@ -11,6 +11,7 @@
 
 #include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
+#include "fault_injection.hpp"
 #include "platform.hpp"
 #include "report.hpp"
 #include "step_executor.hpp"
@@ -80,7 +81,7 @@ int cmd_sweep(const ArgList& argv) {
       .option("micro-batches", "1,2,4", "micro-batch sizes to try")
       .option("train-tokens", "1e12", "tokens of the training run for time/cost-to-train")
       .option("workers", std::to_string(hc ? hc : 1), "worker processes in parallel")
-      .option("timeout", "120", "seconds before a configuration is recorded as failed")
+      .option("timeout", "120", "seconds one configuration may take; its worker is then killed, the configuration retried alone once, then recorded as failed")
       .option("shard", "1/1", "run only slice K of N (K/N) of the configurations; combine with `trnsim merge`")
       .option("op-cache", "", "shared op-timing cache file (read by every worker, extended at the end)")
       .option("out", "sweep", "output prefix: writes PREFIX.json, PREFIX.csv, PREFIX.md")
@@ -117,7 +118,8 @@ int cmd_run_batch(const ArgList& argv) {
          "write DIR/<name>.report.json (the report) or DIR/<name>.err (the one-line error). SystemC elaborates once\n"
          "for the whole batch; the sweep re-runs a failed batch one configuration per process.");
   a.option("outdir", "", "output directory").option("op-cache", "", "op-timing cache file (read; new ops go to FILE.<pid>)")
-      .option("data-dir", "", "directory holding hw/ and models/");
+      .option("data-dir", "", "directory holding hw/ and models/")
+      .option("heartbeat", "", "file rewritten (with the workload's name) before each workload: the sweep's per-configuration time-out");
   if (!a.parse(argv)) return 0;
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   if (a.positional().size() != 1 || a.get("outdir").empty()) throw UsageError("trnsim run-batch: LIST.txt --outdir DIR");
@@ -129,8 +131,10 @@ int cmd_run_batch(const ArgList& argv) {
   while (std::getline(list, file)) {
     if (file.empty()) continue;
     const std::string base = a.get("outdir") + "/" + std::filesystem::path(file).stem().string();
+    if (a.has("heartbeat")) std::ofstream(a.get("heartbeat"), std::ios::trunc) << file << "\n";
     try {
       Scenario s = load_scenario(file);
+      maybe_inject_fault(s.workload.name);
       // Written whole once the simulation has finished: the sweep takes its existence as "done".
       write_file_atomically(base + ".report.json", make_report(s, execute_step(s)).dump() + "\n",
                             Durability::RenameOnly);

@@ -117,8 +117,9 @@ nlohmann::json run_sweep(const SweepOptions& o) {
       ++rejected[reason_of(e.what())];
     }
   }
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("trnsim-sweep-{}", getpid());
-  std::filesystem::create_directories(dir);
+  // Workload copies, batch lists and worker reports; removed on every way out (signals included).
+  const ScratchDir scratch((std::filesystem::temp_directory_path() / fmt::format("trnsim-sweep-{}", getpid())).string());
+  const std::filesystem::path dir = scratch.path();
   // Configurations run in worker processes, a batch per process (SystemC elaborates once
   // per process); a batch that crashes or times out is re-run one configuration per
   // process, so only the guilty configuration is recorded as failed.
@@ -143,9 +144,10 @@ nlohmann::json run_sweep(const SweepOptions& o) {
     for (size_t i = b; i < e; ++i) names += files[i] + ".json\n";
     write_file_atomically(list, names, Durability::RenameOnly);
     Job j;
-    j.argv = common({exe, "run-batch", list, "--outdir", dir.string()});
+    j.argv = common({exe, "run-batch", list, "--outdir", dir.string(), "--heartbeat", list + ".beat"});
     j.stdout_file = list + ".out";
     j.stderr_file = list + ".err";
+    j.heartbeat_file = list + ".beat";
     jobs.push_back(j);
     ranges.push_back({b, e});
   }
@@ -156,7 +158,8 @@ nlohmann::json run_sweep(const SweepOptions& o) {
                  std::string(static_cast<size_t>(width - fill), '.').c_str(), done, total);
     if (done == total) std::fputc('\n', stderr);
   };
-  auto batch_results = run_jobs(jobs, o.workers, o.timeout_s * static_cast<double>(per_batch), progress);
+  // The worker touches its heartbeat before each configuration: the time-out is per configuration.
+  auto batch_results = run_jobs(jobs, o.workers, o.timeout_s, progress);
   // Isolate: configurations of failed batches without an output, one process each.
   std::vector<size_t> retry;
   for (size_t b = 0; b < jobs.size(); ++b)
@@ -199,7 +202,6 @@ nlohmann::json run_sweep(const SweepOptions& o) {
     failed.push_back({{"id", todo[i].name}, {"exit_code", code}, {"error", error}});
   }
   const size_t simulated = todo.size();
-  std::filesystem::remove_all(dir);
   if (!o.op_cache.empty()) merge_op_caches(o.op_cache);
   doc["rejected"] = rejected;
   doc["failed"] = failed;
