@@ -1,6 +1,7 @@
 // test_run.cpp — issue 5: the whole step. Report and trace structure, and invariants
 // the model must obey whatever its calibration.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <set>
@@ -38,7 +39,8 @@ TEST_CASE("the R3 report is complete, machine-readable, and its trace has the ex
   CHECK(parsed["step"]["step_time_s"].get<double>() > 0);
   CHECK(parsed["throughput"]["mfu"].get<double>() > 0.05);
   CHECK(parsed["throughput"]["mfu"].get<double>() < 1.0);
-  auto trace = nlohmann::json::parse(trace_json(r.trace, "r3"));
+  auto trace = nlohmann::json::parse(trace_json(r.trace, "r3", {r.micro_batches_simulated, s.plan.micro_batches, r.step_time_s}));
+  CHECK_THAT(trace["otherData"]["coverage"].get<std::string>(), Catch::StartsWith("complete: all 2 micro-batches"));
   std::set<std::string> tracks;
   for (const auto& e : trace["traceEvents"])
     if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"].get<std::string>());
@@ -48,6 +50,25 @@ TEST_CASE("the R3 report is complete, machine-readable, and its trace has the ex
   }
   CHECK_THAT(render(j, "text"), Catch::Contains("tokens/s") && Catch::Contains("GiB") && Catch::Contains("$/M tokens"));
   CHECK_THAT(render(j, "md"), Catch::Contains("| step time (s) |"));
+}
+
+TEST_CASE("the trace of an extrapolated schedule says it is partial and where the simulated part ends", "[run]") {
+  auto s = load_scenario(kR3);
+  s.plan.micro_batches = 40;  // beyond the default cap (8 for one stage): the steady state is extrapolated
+  StepOptions opt;
+  opt.trace = true;
+  auto r = execute_step(s, opt);
+  REQUIRE(r.micro_batches_simulated < 40);
+  auto trace = nlohmann::json::parse(trace_json(r.trace, "r3", {r.micro_batches_simulated, 40, r.step_time_s}));
+  CHECK_THAT(trace["otherData"]["coverage"].get<std::string>(),
+             Catch::StartsWith(fmt::format("partial: the trace shows {} of the step's 40 micro-batches", r.micro_batches_simulated)));
+  double last_end = 0, marker = -1;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") last_end = std::max(last_end, e["ts"].get<double>() + e["dur"].get<double>());
+    if (e["ph"] == "i") marker = e["ts"].get<double>();
+  }
+  CHECK(marker == last_end);
+  CHECK(last_end * 1e-6 < 0.5 * r.step_time_s);  // the window really is a fraction of the step
 }
 
 TEST_CASE("cost per token is price x step time / tokens per step, exactly", "[run]") {

@@ -43,7 +43,13 @@ int cmd_run(const ArgList& argv) {
   StepResult r = execute_step(s, opt);
   if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
-  if (opt.trace) write_file_atomically(a.get("trace"), trace_json(r.trace, s.workload.name));
+  if (opt.trace) {
+    const TraceCoverage coverage{r.micro_batches_simulated, s.plan.micro_batches, r.step_time_s};
+    write_file_atomically(a.get("trace"), trace_json(r.trace, s.workload.name, coverage));
+    if (coverage.micro_batches_simulated < coverage.micro_batches)
+      std::cerr << fmt::format("note: the trace in {} shows {} of {} micro-batches; the rest of the step was extrapolated\n",
+                               a.get("trace"), coverage.micro_batches_simulated, coverage.micro_batches);
+  }
   const std::string text = render(report, fmt_name);
   if (a.has("output")) write_file_atomically(a.get("output"), text);
   else std::cout << text;
