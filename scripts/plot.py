@@ -12,6 +12,7 @@
       against TP, PP, sequence length and model size
 """
 import json
+import re
 import os
 import sys
 from collections import defaultdict
@@ -20,9 +21,30 @@ import matplotlib
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 
 # Byte-identical SVGs from identical data: fixed element ids and no date stamp.
 plt.rcParams["svg.hashsalt"] = "trnsim"
+
+
+def node_ticks(ax, nodes):
+    """One labelled tick per node count plotted (1, 2, 4 ... not 2x10^0), no minor ticks."""
+    ax.xaxis.set_major_locator(ticker.FixedLocator(sorted(set(nodes))))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda x, _: "%g" % x))
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
+
+
+def plain_log_ticks(axis):
+    """Log axis ticks at 1-2-5 steps in plain numbers, so even a narrow range has several."""
+    axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda x, _: "%g" % x))
+    axis.set_minor_locator(ticker.LogLocator(base=10, subs="all"))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def natural_key(text):
+    """Sort '4node' before '16node': digit runs compare as numbers."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
 def reproduction(src, outdir):
@@ -41,10 +63,13 @@ def reproduction(src, outdir):
             if r["calibration"]:
                 a.annotate("calibration row", (r["nodes"], r["predicted_seq_per_s"]), fontsize=8)
         a.set(xlabel="nodes", ylabel="throughput (sequences/s)", title=name, xscale="log", yscale="log")
+        node_ticks(a, nodes)
+        plain_log_ticks(a.yaxis)
         a.legend()
         b.plot(nodes, [r["published_scaling_eff_pct"] for r in rs], "o-", label="published")
         b.plot(nodes, [r["predicted_scaling_eff_pct"] for r in rs], "s--", label="trnsim prediction")
         b.set(xlabel="nodes", ylabel="scaling efficiency (%)", title=name + ": scaling", xscale="log", ylim=(70, 105))
+        node_ticks(b, nodes)
         b.legend()
         fig.tight_layout()
         fn = os.path.join(outdir, "scaling_" + name.lower().replace(" ", "_").replace(".", "") + ".svg")
@@ -99,16 +124,18 @@ def validation(src, outdir):
 
 def breakdown(out, reports):
     keys = ["compute", "recompute", "tp_comm_exposed", "pp_comm_exposed", "pipeline_bubble", "dp_comm_exposed", "optimizer"]
-    data = [json.load(open(f)) for f in reports]
+    data = sorted((json.load(open(f)) for f in reports), key=lambda d: natural_key(d["workload"]["name"]))
     labels = [d["workload"]["name"] for d in data]
-    fig, ax = plt.subplots(figsize=(max(6, len(data) * 0.9), 5))
+    fig, ax = plt.subplots(figsize=(max(6, len(data) * 0.9) + 2.5, 5))
     bottom = [0.0] * len(data)
     for k in keys:
         frac = [100 * d["step"]["breakdown_s"][k] / d["step"]["step_time_s"] for d in data]
         ax.bar(labels, frac, bottom=bottom, label=k)
         bottom = [x + y for x, y in zip(bottom, frac)]
-    ax.set(ylabel="share of step time (%)", title="step-time breakdown (critical stage)")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set(ylabel="share of step time (%)", title="step-time breakdown (critical stage)", ylim=(0, 100))
+    # outside the axes, to the right, so it covers no bar; top-down in stacking order
+    handles, names = ax.get_legend_handles_labels()
+    ax.legend(handles[::-1], names[::-1], fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     plt.xticks(rotation=60, ha="right", fontsize=7)
     fig.tight_layout()
     fig.savefig(out, metadata={"Date": None})
@@ -129,11 +156,20 @@ def pareto(src, outdir):
             if r["usd_to_train_on_demand"] < best_cost:
                 front.append(r)
                 best_cost = r["usd_to_train_on_demand"]
+        colour = pts.get_facecolor()[0][:3]  # opaque, unlike the scatter
         if front:
             ax.plot([r["days_to_train"] for r in front], [r["usd_to_train_on_demand"] / 1e6 for r in front], "o-",
-                    color=pts.get_facecolor()[0], markersize=5)
+                    color=colour, markersize=5)
+        # Each node count is a streak (cost = price x nodes x time): label it at its slow end, away from the fronts.
+        for n in sorted({r["nodes"] for r in rs}):
+            slowest = max((r for r in rs if r["nodes"] == n), key=lambda r: r["days_to_train"])
+            ax.annotate("%s, %d nodes" % (hw.split(".")[0], n), (slowest["days_to_train"], slowest["usd_to_train_on_demand"] / 1e6),
+                        xytext=(3, 3), textcoords="offset points", ha="left", va="bottom", fontsize=6, color=colour)
     ax.set(xlabel="days to train %.3g tokens" % doc["stats"]["train_tokens"], ylabel="cost to train (M$, on-demand)",
-           xscale="log", yscale="log", title="time vs cost of every simulated layout (lines: Pareto front per hardware)")
+           xscale="log", yscale="log", title="time vs cost of every simulated layout\n(lines: Pareto front per hardware; "
+           "labels: node count of each streak)")
+    plain_log_ticks(ax.xaxis)
+    plain_log_ticks(ax.yaxis)
     ax.legend()
     fig.tight_layout()
     fn = os.path.join(outdir, "pareto_" + os.path.splitext(os.path.basename(src))[0] + ".svg")
