@@ -204,7 +204,9 @@ FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::s
   for (const auto& c : cases)
     if (c.calibration && c.dataset != exclude) by_family[c.family].push_back(&c);
   FamilyParams out;
-  for (const auto& [family, rows] : by_family) {
+  for (const auto& entry : by_family) {
+    const std::string& family = entry.first;  // named, not bound: lambdas below capture them
+    const std::vector<const ValidationCase*>& rows = entry.second;
     const auto& names = calibration_parameters(family);
     const auto files = family_hw_files(family);
     if (files.empty()) continue;
