@@ -56,13 +56,13 @@ std::string reason_of(const std::string& message) {
 }
 
 // Workers write the ops they simulated to CACHE.<pid>; fold them into CACHE (first entry
-// of a key wins: entries are exact, so any copy is the same answer). A damaged partial is
-// an error (read_op_cache names it), never silently merged.
+// of a key wins: entries are exact, so any copy is the same answer). A damaged cache or
+// partial is skipped with a warning naming it, never merged; the merged file replaces it.
 void merge_op_caches(const std::string& cache) {
   namespace fs = std::filesystem;
   const fs::path base(cache);
   OpTimingMap entries;
-  read_op_cache(cache, entries);
+  read_op_cache_or_warn(cache, entries);
   const fs::path dir = base.has_parent_path() ? base.parent_path() : fs::path(".");
   std::vector<fs::path> partials;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -70,7 +70,7 @@ void merge_op_caches(const std::string& cache) {
     if (name.rfind(prefix, 0) == 0 && name.find_first_not_of("0123456789", prefix.size()) == std::string::npos)
       partials.push_back(e.path());
   }
-  for (const auto& p : partials) read_op_cache(p.string(), entries);
+  for (const auto& p : partials) read_op_cache_or_warn(p.string(), entries);
   write_op_cache(cache, entries);
   for (const auto& p : partials) fs::remove(p);
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
@@ -22,8 +23,7 @@ namespace {
 constexpr const char* kHeader = "trnsim-op-cache 1";
 
 [[noreturn]] void damaged(const std::string& file, const std::string& what) {
-  throw ConfigError(fmt::format("{}: {}; the op-timing cache is damaged or from another trnsim version, delete it "
-                                "(it is rebuilt) or pass another --op-cache", file, what));
+  throw ConfigError(fmt::format("{}: {} (the op-timing cache is damaged or from another trnsim version)", file, what));
 }
 
 }  // namespace
@@ -59,6 +59,16 @@ void read_op_cache(const std::string& file, OpTimingMap& into) {
     entries.emplace_back(std::move(key), t);
   }
   for (auto& [k, t] : entries) into.emplace(std::move(k), t);  // all or nothing
+}
+
+bool read_op_cache_or_warn(const std::string& file, OpTimingMap& into) {
+  try {
+    read_op_cache(file, into);
+    return true;
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "warning: %s; ignored: op timings are simulated afresh and the cache is rewritten\n", e.what());
+    return false;
+  }
 }
 
 void write_op_cache(const std::string& file, const OpTimingMap& entries) {

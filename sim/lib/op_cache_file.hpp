@@ -27,6 +27,10 @@ using OpTimingMap = std::unordered_map<std::string, OpTiming>;
 // Adds FILE's entries to `into` (entries already there win: values are exact, so equal).
 // A missing FILE adds nothing; a damaged one throws ConfigError.
 void read_op_cache(const std::string& file, OpTimingMap& into);
+// The cache is only an accelerator: a damaged or unreadable FILE is ignored with a one-line
+// warning on stderr naming it and why (the op timings are then simulated afresh, and the next
+// save replaces the file). Returns false when it was ignored.
+bool read_op_cache_or_warn(const std::string& file, OpTimingMap& into);
 // Writes `entries` sorted by key, atomically.
 void write_op_cache(const std::string& file, const OpTimingMap& entries);
 

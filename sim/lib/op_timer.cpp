@@ -43,7 +43,7 @@ const OpTiming& OpTimer::time(const Op& op) {
   return it->second;
 }
 
-void OpTimer::load_cache(const std::string& file) { read_op_cache(file, cache_); }
+void OpTimer::load_cache(const std::string& file) { read_op_cache_or_warn(file, cache_); }
 
 void OpTimer::save_cache(const std::string& file) const { write_op_cache(file, cache_); }
 
