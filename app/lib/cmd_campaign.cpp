@@ -5,6 +5,7 @@
 
 #include "campaign.hpp"
 #include "cli_args.hpp"
+#include "command_api.hpp"
 #include "commands.hpp"
 #include "report.hpp"
 #include "scenario.hpp"
@@ -12,7 +13,7 @@
 
 namespace trnsim {
 
-int cmd_campaign(const ArgList& argv) {
+Args campaign_args() {
   Args a("campaign", "WORKLOAD.json [options]",
          "Monte-Carlo of a whole training campaign: node failures, detection, restart, lost work, checkpoint\n"
          "writes. Reports goodput (useful step time / wall time) with a 95% interval, wall-clock days,\n"
@@ -33,9 +34,12 @@ int cmd_campaign(const ArgList& argv) {
       .option("seed", "1", "random seed (results are reproducible for a seed)")
       .option("format", "text", "text | json")
       .option("data-dir", "", "directory holding hw/ and models/");
-  if (!a.parse(argv)) return 0;
+  return a;
+}
+
+nlohmann::json campaign_json(const Args& a, const Scenario* given) {
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
-  if (a.positional().size() != 1) throw UsageError("trnsim campaign: expected one workload file");
+  if (given == nullptr && a.positional().size() != 1) throw UsageError("trnsim campaign: expected one workload file");
   const std::string rec = a.choice("recovery", {"auto", "manual"});
   // Every option is parsed before the step is simulated: a usage error never costs a simulation (and is
   // never thrown from a process whose SystemC coroutines have run).
@@ -50,9 +54,9 @@ int cmd_campaign(const ArgList& argv) {
   const double interval_min = a.get("checkpoint-interval") == "auto" ? 0 : a.number("checkpoint-interval", 1, 1e6);
   const int trials = static_cast<int>(a.integer("trials", 2, 100000));
   const auto seed = static_cast<uint64_t>(a.integer("seed", 0, INT64_MAX));
-  const std::string format = a.choice("format", {"text", "json"});
+  (void)a.choice("format", {"text", "json"});
 
-  Scenario s = load_scenario(a.positional()[0]);
+  const Scenario s = given != nullptr ? *given : load_scenario(a.positional()[0]);
   auto report = make_report(s, execute_step(s));
   CampaignParams p = campaign_params(s, report["throughput"]["tokens_per_s"].get<double>(), rec == "auto");
   p.tokens = tokens;
@@ -69,7 +73,16 @@ int cmd_campaign(const ArgList& argv) {
   auto j = campaign_report(p, simulate_campaign(p));
   j["workload"] = s.workload.name;
   j["inputs"]["recovery"] = rec;
-  if (format == "json") {
+  j["inputs"]["hw"] = s.workload.hw;
+  return j;
+}
+
+int cmd_campaign(const ArgList& argv) {
+  Args a = campaign_args();
+  if (!a.parse(argv)) return 0;
+  const nlohmann::json j = campaign_json(a);
+  const nlohmann::json& in = j["inputs"];
+  if (a.get("format") == "json") {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -82,11 +95,13 @@ int cmd_campaign(const ArgList& argv) {
       "node-hours         {:10.0f}\n"
       "expected failures  {:8.1f}\n"
       "cost               ${:.0f} on-demand   ${:.0f} reserved\n",
-      s.workload.name, p.nodes, s.workload.hw, p.tokens, p.tokens_per_s, j["useful_days"].get<double>(),
-      p.mtbf_node_hours, j["inputs"]["cluster_mtbf_hours"].get<double>(), rec, p.detect_s / 60, p.restart_s / 60,
-      p.compile_s / 60, p.checkpoint_bytes / 1e9, p.async_save ? "async" : "sync", j["checkpoint_stall_s"].get<double>(),
+      j["workload"].get<std::string>(), in["nodes"].get<int64_t>(), in["hw"].get<std::string>(), in["tokens"].get<double>(),
+      in["tokens_per_s"].get<double>(), j["useful_days"].get<double>(), in["mtbf_node_hours"].get<double>(),
+      in["cluster_mtbf_hours"].get<double>(), in["recovery"].get<std::string>(), in["detect_min"].get<double>(),
+      in["restart_min"].get<double>(), in["compile_min"].get<double>(), in["checkpoint_gb"].get<double>(),
+      in["async_save"].get<bool>() ? "async" : "sync", j["checkpoint_stall_s"].get<double>(),
       j["checkpoint_interval_min"].get<double>(), j["young_daly_interval_min"].get<double>(), 100 * j["goodput"].get<double>(),
-      100 * j["goodput_ci95"].get<double>(), p.trials, j["wall_days"].get<double>(), j["node_hours"].get<double>(),
+      100 * j["goodput_ci95"].get<double>(), in["trials"].get<int>(), j["wall_days"].get<double>(), j["node_hours"].get<double>(),
       j["expected_failures"].get<double>(), j["cost_usd_on_demand"].get<double>(), j["cost_usd_reserved"].get<double>());
   return 0;
 }

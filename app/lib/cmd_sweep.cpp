@@ -11,6 +11,7 @@
 
 #include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
+#include "command_api.hpp"
 #include "fault_injection.hpp"
 #include "platform.hpp"
 #include "report.hpp"
@@ -66,7 +67,7 @@ int failures_exit(const nlohmann::json& doc, bool allowed) {
 
 }  // namespace
 
-int cmd_sweep(const ArgList& argv) {
+Args sweep_args() {
   Args a("sweep", "--model M --hw H[,H...] --nodes N[,N...] [options]",
          "Enumerate every valid parallel layout (TP dividing heads within a node, PP dividing layers, DP the\n"
          "rest; micro-batch, recompute, ZeRO, fusion), drop those that do not fit (reasons counted), simulate\n"
@@ -87,7 +88,10 @@ int cmd_sweep(const ArgList& argv) {
       .option("out", "sweep", "output prefix: writes PREFIX.json, PREFIX.csv, PREFIX.md")
       .option("data-dir", "", "directory holding hw/ and models/")
       .flag("allow-failures", "exit 0 even if configurations failed (they are listed in every output either way)");
-  if (!a.parse(argv)) return 0;
+  return a;
+}
+
+SweepOptions sweep_options(const Args& a) {
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   for (const char* req : {"model", "hw", "nodes"})
     if (a.get(req).empty()) throw UsageError(fmt::format("trnsim sweep: --{} is required; see --help", req));
@@ -106,7 +110,13 @@ int cmd_sweep(const ArgList& argv) {
       o.shard_index > o.shard_count)
     throw UsageError("trnsim sweep: --shard must be K/N with 1 <= K <= N");
   o.progress = isatty(2);
-  auto doc = run_sweep(o);
+  return o;
+}
+
+int cmd_sweep(const ArgList& argv) {
+  Args a = sweep_args();
+  if (!a.parse(argv)) return 0;
+  auto doc = run_sweep(sweep_options(a));
   write_outputs(doc, a.get("out"));
   print_summary(doc);
   return failures_exit(doc, a.has("allow-failures"));

@@ -103,11 +103,16 @@ Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom
   return s;
 }
 
-void validate_file(const std::string& file) {
-  auto j = load_json_file(file);
-  if (j.contains("instance")) load_hw_spec(file);
-  else if (j.contains("layers")) load_model_spec(file);
-  else load_scenario(file);
+void validate_file(const std::string& file) { validate_json(load_json_file(file), file); }
+
+void validate_json(const nlohmann::json& j, const std::string& file) {
+  if (j.contains("instance")) hw_spec_from_json(j, file);
+  else if (j.contains("layers")) model_spec_from_json(j, file);
+  else make_scenario(workload_from_json(j, file));
+}
+
+Scenario scenario_from_json(const nlohmann::json& j, const std::string& file, bool allow_oom) {
+  return make_scenario(workload_from_json(j, file), allow_oom);
 }
 
 // A relative workload path that does not exist from the working directory is looked up in

@@ -2,6 +2,7 @@
 // hardware, step plan, memory), with every cross-file check done before simulating:
 // devices = tp x pp x dp, tp within a node, divisibility, memory fits in HBM.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,10 @@ Scenario make_scenario(const Workload& w, bool allow_oom = false);
 Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom = false);
 // Strict check of any config file: hw (has "instance"), model (has "layers") or workload.
 void validate_file(const std::string& file);
+// The same checks on parsed JSON (hw, model or workload, told apart by their keys); `file`
+// names the source in messages. Used by the Python module for dicts.
+void validate_json(const nlohmann::json& j, const std::string& file);
+// A workload given as parsed JSON (e.g. a Python dict); `file` names it in messages.
+Scenario scenario_from_json(const nlohmann::json& j, const std::string& file, bool allow_oom = false);
 
 }  // namespace trnsim

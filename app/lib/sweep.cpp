@@ -123,7 +123,7 @@ nlohmann::json run_sweep(const SweepOptions& o) {
   // Configurations run in worker processes, a batch per process (SystemC elaborates once
   // per process); a batch that crashes or times out is re-run one configuration per
   // process, so only the guilty configuration is recorded as failed.
-  const std::string exe = self_executable();
+  const std::string exe = o.worker_executable.empty() ? self_executable() : o.worker_executable;
   const size_t per_batch = std::clamp<size_t>(todo.size() / (static_cast<size_t>(std::max(1, o.workers)) * 4), 1, 64);
   std::vector<std::string> files;
   for (const auto& w : todo) {

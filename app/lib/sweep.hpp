@@ -20,6 +20,7 @@ struct SweepOptions {
   double train_tokens = 1e12;     // for time-to-train and cost-to-train
   std::string op_cache;           // shared op-timing cache file ("" = none)
   bool progress = false;
+  std::string worker_executable;  // the trnsim CLI the workers run ("" = this process's executable)
 };
 
 nlohmann::json run_sweep(const SweepOptions& o);

@@ -18,13 +18,13 @@ void write_file_atomically(const std::string& path, const std::string& text, Dur
   const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
   auto fail = [&](const char* step, int err) {
     ::unlink(tmp.c_str());
-    throw ConfigError(fmt::format("{}: cannot write file ({}: {}); check the directory exists, is writable and has space",
+    throw FileError(fmt::format("{}: cannot write file ({}: {}); check the directory exists, is writable and has space",
                                   path, step, std::strerror(err)));
   };
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;  // nothing was created
-    throw ConfigError(fmt::format("{}: cannot write file ({}); check the directory exists and is writable", path,
+    throw FileError(fmt::format("{}: cannot write file ({}); check the directory exists and is writable", path,
                                   std::strerror(err)));
   }
   size_t done = 0;

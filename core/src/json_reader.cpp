@@ -24,17 +24,21 @@ nlohmann::json load_json_file(const std::string& file) {
   std::error_code ec;
   const auto st = std::filesystem::status(file, ec);
   if (ec || !std::filesystem::exists(st))
-    throw ConfigError(config_message(file, "", "cannot open file; check the path (see `trnsim list`)"));
+    throw FileError(config_message(file, "", "cannot open file; check the path (see `trnsim list`)"));
   if (!std::filesystem::is_regular_file(st))
-    throw ConfigError(config_message(file, "", "not a regular file (a directory, FIFO or device); give a .json file"));
+    throw FileError(config_message(file, "", "not a regular file (a directory, FIFO or device); give a .json file"));
   const auto size = std::filesystem::file_size(file, ec);
-  if (ec) throw ConfigError(config_message(file, "", "cannot read the file size; check permissions"));
+  if (ec) throw FileError(config_message(file, "", "cannot read the file size; check permissions"));
   if (size > kMaxConfigBytes)
     throw ConfigError(config_message(file, "", fmt::format("file is {} bytes; a config file is at most {} bytes", size, kMaxConfigBytes)));
   std::ifstream in(file);
-  if (!in) throw ConfigError(config_message(file, "", "cannot open file; check the path (see `trnsim list`)"));
+  if (!in) throw FileError(config_message(file, "", "cannot open file; check the path (see `trnsim list`)"));
   std::stringstream ss;
   ss << in.rdbuf();
+  return parse_json_text(ss.str(), file);
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& file) {
   // Duplicate keys: nlohmann keeps the last silently; a config with two "nodes" is an error.
   struct Frame {
     bool object;
@@ -79,7 +83,7 @@ nlohmann::json load_json_file(const std::string& file) {
   };
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ss.str(), cb);
+    j = nlohmann::json::parse(text, cb);
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");

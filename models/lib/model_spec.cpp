@@ -33,9 +33,11 @@ int64_t ModelSpec::total_parameters() const {
   return layers * layer_parameters() + embedding_parameters() + head_parameters();
 }
 
-ModelSpec load_model_spec(const std::string& file) {
-  auto j = load_json_file(file);
+ModelSpec load_model_spec(const std::string& file) { return model_spec_from_json(load_json_file(file), file); }
+
+ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file) {
   JsonReader r(j, file);
+  r.ignore("$schema");
   ModelSpec m;
   m.file = file;
   m.name = r.string("name");

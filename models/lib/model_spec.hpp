@@ -1,6 +1,7 @@
 // model_spec.hpp — the *application* description of a transformer (Calculon's split):
 // architecture and sizes only, read strictly from models/<name>.json.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <string>
 
@@ -34,5 +35,7 @@ struct ModelSpec {
 };
 
 ModelSpec load_model_spec(const std::string& file);
+// The same from parsed JSON; `file` names the source in messages.
+ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file);
 
 }  // namespace trnsim

@@ -27,9 +27,11 @@ const char* to_string(Schedule s) { return s == Schedule::OneF1B ? "1f1b" : "gpi
 const char* to_string(Attention a) { return a == Attention::Flash ? "flash" : "unfused"; }
 const char* to_string(PricePlan p) { return p == PricePlan::OnDemand ? "on_demand" : "reserved"; }
 
-Workload load_workload(const std::string& file) {
-  auto j = load_json_file(file);
+Workload load_workload(const std::string& file) { return workload_from_json(load_json_file(file), file); }
+
+Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
   JsonReader r(j, file);
+  r.ignore("$schema");
   Workload w;
   w.file = file;
   w.name = r.string("name");

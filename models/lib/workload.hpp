@@ -2,6 +2,7 @@
 // hardware, how many nodes, and the parallel plan, read strictly from workloads/*.json.
 // Cross-checks that need the hardware (devices per node, HBM) happen in the run layer.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <string>
 
@@ -69,6 +70,8 @@ struct Workload {
 inline const char* grad_reduce_name(const Workload& w) { return w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"; }
 
 Workload load_workload(const std::string& file);
+// The same from parsed JSON; `file` names the source in messages.
+Workload workload_from_json(const nlohmann::json& j, const std::string& file);
 // The inverse of load_workload: a JSON document that loads back to the same Workload.
 std::string workload_to_json(const Workload& w);
 

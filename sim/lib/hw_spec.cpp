@@ -45,9 +45,11 @@ LaneEngineSpec read_lane_engine(JsonReader& parent, const std::string& key) {
 
 }  // namespace
 
-HwSpec load_hw_spec(const std::string& file) {
-  auto j = load_json_file(file);
+HwSpec load_hw_spec(const std::string& file) { return hw_spec_from_json(load_json_file(file), file); }
+
+HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
   JsonReader r(j, file);
+  r.ignore("$schema");
   HwSpec h;
   h.file = file;
   h.instance = r.string("instance");

@@ -2,6 +2,7 @@
 // strictly from hw/<instance>.json. Every figure in those files names its source.
 // Quantities carry units (Bytes, Bandwidth, FlopRate); clocks are Hz, latencies seconds.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "trnsim/units.hpp"
@@ -117,5 +118,7 @@ struct HwSpec {
 };
 
 HwSpec load_hw_spec(const std::string& file);
+// The same from parsed JSON; `file` names the source in messages.
+HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file);
 
 }  // namespace trnsim

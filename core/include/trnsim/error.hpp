@@ -12,6 +12,13 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A file that cannot be read or written (missing, not a regular file, no permission, disk
+// full). Still a ConfigError for the CLI (exit 1); the Python module raises OSError for it.
+class FileError : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
+
 // Builds "FILE: PATH: PROBLEM" (PATH is a JSON pointer such as /parallel/tp).
 std::string config_message(const std::string& file, const std::string& path, const std::string& problem);
 

@@ -15,6 +15,9 @@
 namespace trnsim {
 
 nlohmann::json load_json_file(const std::string& file);  // throws ConfigError (missing, malformed)
+// The same checks on JSON text (malformed, duplicate keys, out-of-range numbers, not an
+// object); `file` names the source in messages (a path, or e.g. "<dict>" from Python).
+nlohmann::json parse_json_text(const std::string& text, const std::string& file);
 
 class JsonReader {
  public:

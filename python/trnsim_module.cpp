@@ -1,0 +1,208 @@
+// trnsim_module.cpp — the `trnsim` Python module (pybind11). It is a thin skin over the same
+// C++ entry points the CLI uses: load_scenario / execute_step / make_report for run,
+// validate_file / validate_json for validate, and the CLI's own option sets (command_api.hpp)
+// for sweep and campaign, whose keyword arguments become the same `--name value` options with
+// the same range checks and messages. Results are the JSON documents of `--format json`, as
+// Python dicts and lists.
+//
+// Errors: bad input (ConfigError, UsageError) -> ValueError with the CLI's one-line message;
+// unreadable or unwritable files -> OSError; an interrupted sweep -> KeyboardInterrupt. The GIL
+// is released while simulating; calls are serialised (one SystemC kernel per process).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "command_api.hpp"
+#include "report.hpp"
+#include "scenario.hpp"
+#include "step_executor.hpp"
+#include "trace.hpp"
+#include "trnsim/atomic_file.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
+#include "worker_pool.hpp"
+
+namespace py = pybind11;
+
+// libsystemc.so calls sc_main from its own main(); Python has its own main, so this never runs.
+extern "C" __attribute__((visibility("default"))) int sc_main(int, char*[]) { return 0; }
+
+namespace {
+
+std::mutex g_kernel;  // one SystemC kernel per process: one simulation at a time
+
+py::object to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
+
+// A dict (or anything json.dumps takes) goes through the same text parser as a file, so
+// duplicate-free, range and type checks are identical; `label` names it in messages.
+nlohmann::json from_python(const py::handle& obj, const std::string& label) {
+  const std::string text = py::module_::import("json").attr("dumps")(obj).cast<std::string>();
+  return trnsim::parse_json_text(text, label);
+}
+
+bool is_path(const py::handle& obj) {
+  return py::isinstance<py::str>(obj) || py::isinstance(obj, py::module_::import("os").attr("PathLike"));
+}
+
+std::string path_of(const py::handle& obj) { return py::str(py::module_::import("os").attr("fspath")(obj)).cast<std::string>(); }
+
+// Keyword arguments -> CLI options: name_with_underscores -> --name-with-dashes; True -> the
+// flag, False/None -> omitted; lists and tuples -> comma-separated; everything else -> str().
+std::vector<std::string> to_argv(const py::kwargs& kwargs) {
+  std::vector<std::string> argv;
+  for (const auto& [k, v] : kwargs) {
+    std::string name = py::str(k).cast<std::string>();
+    for (char& c : name)
+      if (c == '_') c = '-';
+    if (v.is_none() || (py::isinstance<py::bool_>(v) && !v.cast<bool>())) continue;
+    argv.push_back("--" + name);
+    if (py::isinstance<py::bool_>(v)) continue;
+    if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+      std::string joined;
+      for (const auto& item : v) joined += (joined.empty() ? "" : ",") + py::str(item).cast<std::string>();
+      argv.push_back(joined);
+    } else {
+      argv.push_back(py::str(v).cast<std::string>());
+    }
+  }
+  return argv;
+}
+
+trnsim::Scenario scenario_of(const py::handle& workload) {
+  if (is_path(workload)) return trnsim::load_scenario(path_of(workload));
+  return trnsim::scenario_from_json(from_python(workload, "<workload dict>"), "<workload dict>");
+}
+
+// The trnsim CLI next to this module (build tree) or installed beside it: sweep workers run it.
+std::string cli_executable() {
+  for (const char* candidate : {TRNSIM_CLI_BUILD_PATH, TRNSIM_CLI_INSTALL_PATH})
+    if (std::filesystem::exists(candidate)) return candidate;
+  throw trnsim::FileError(std::string("trnsim CLI not found at ") + TRNSIM_CLI_BUILD_PATH + " or " +
+                          TRNSIM_CLI_INSTALL_PATH + "; sweeps run it in worker processes (build or install it)");
+}
+
+py::dict run(const py::object& workload, const py::object& trace) {
+  trnsim::Scenario s = scenario_of(workload);
+  const std::string trace_file = trace.is_none() ? "" : path_of(trace);
+  nlohmann::json report;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(g_kernel);
+    trnsim::StepOptions opt;
+    opt.trace = !trace_file.empty();
+    const trnsim::StepResult r = trnsim::execute_step(s, opt);
+    report = trnsim::make_report(s, r);
+    if (opt.trace)
+      trnsim::write_file_atomically(
+          trace_file, trnsim::trace_json(r.trace, s.workload.name, {r.micro_batches_simulated, s.plan.micro_batches, r.step_time_s}));
+  }
+  return to_python(report);
+}
+
+void validate(const py::object& obj) {
+  if (is_path(obj)) trnsim::validate_file(path_of(obj));
+  else trnsim::validate_json(from_python(obj, "<dict>"), "<dict>");
+}
+
+nlohmann::json sweep_doc(const std::string& model, const py::object& hw, const py::object& nodes, const py::kwargs& kwargs) {
+  if (kwargs.contains("out"))
+    throw trnsim::UsageError("trnsim.sweep: no out= here; the result is returned (write it with pandas or json)");
+  std::vector<std::string> argv = to_argv(kwargs);
+  py::kwargs required;
+  required["model"] = model;
+  required["hw"] = hw;
+  required["nodes"] = nodes;
+  const auto head = to_argv(required);
+  argv.insert(argv.begin(), head.begin(), head.end());
+  trnsim::Args a = trnsim::sweep_args();
+  if (!a.parse(argv)) throw trnsim::UsageError("trnsim.sweep: help is `trnsim sweep --help`");
+  trnsim::SweepOptions o = trnsim::sweep_options(a);
+  o.progress = false;
+  o.worker_executable = cli_executable();
+  nlohmann::json doc;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(g_kernel);
+    doc = trnsim::run_sweep(o);
+  }
+  if (!doc["failed"].empty() && !a.has("allow-failures"))
+    throw trnsim::ConfigError(
+        "trnsim.sweep: " + std::to_string(doc["failed"].size()) + " configuration(s) failed (e.g. " +
+        doc["failed"][0]["id"].get<std::string>() + ": " + doc["failed"][0]["error"].get<std::string>() +
+        "); pass allow_failures=True to accept a partial sweep, or use sweep_report()");
+  return doc;
+}
+
+py::dict campaign(const py::object& workload, const py::kwargs& kwargs) {
+  trnsim::Args a = trnsim::campaign_args();
+  if (!a.parse(to_argv(kwargs))) throw trnsim::UsageError("trnsim.campaign: help is `trnsim campaign --help`");
+  const trnsim::Scenario s = scenario_of(workload);
+  nlohmann::json j;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(g_kernel);
+    j = trnsim::campaign_json(a, &s);
+  }
+  return to_python(j);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(trnsim, m) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  m.doc() =
+      "trnsim: performance model of LLM training on accelerator clusters (the same C++ as the trnsim CLI).\n"
+      "run(), validate(), sweep(), sweep_report(), campaign(); results are the CLI's --format json documents.";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const trnsim::FileError& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const trnsim::ConfigError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const trnsim::UsageError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const trnsim::Interrupted& e) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+    }
+  });
+  m.def("run", &run, py::arg("workload"), py::arg("trace") = py::none(),
+        "Simulate one training step. workload: a workload file path (relative paths are also looked up in the\n"
+        "data directory) or a dict with the same fields. Returns the report as a dict (the fields of\n"
+        "`trnsim run --format json`: step.step_time_s, throughput.tokens_per_s, memory_per_core_gib, cost ...).\n"
+        "trace: optional path for a Chrome/Perfetto trace. Raises ValueError for bad input, OSError for files.");
+  m.def("validate", &validate, py::arg("obj"),
+        "Strictly check a hw, model or workload file (path) or dict; returns None or raises ValueError with the\n"
+        "CLI's one-line message (file or <dict>, JSON path, problem and fix).");
+  m.def(
+      "sweep",
+      [](const std::string& model, const py::object& hw, const py::object& nodes, const py::kwargs& kw) {
+        const nlohmann::json doc = sweep_doc(model, hw, nodes, kw);
+        py::gil_scoped_acquire gil;
+        return to_python(doc["rows"]);
+      },
+      py::arg("model"), py::arg("hw"), py::arg("nodes"),
+      "Every valid layout of a model on the hardware and node counts given, simulated in worker processes.\n"
+      "Returns the rows (a list of dicts, sorted by throughput; pandas.DataFrame(rows) takes them). Keyword\n"
+      "arguments are `trnsim sweep`'s options with underscores: seq=, global_batch=, micro_batches=[1, 2],\n"
+      "train_tokens=, workers=, timeout=, op_cache=, shard='1/2', allow_failures=True. Raises ValueError when\n"
+      "configurations failed unless allow_failures=True.");
+  m.def(
+      "sweep_report",
+      [](const std::string& model, const py::object& hw, const py::object& nodes, const py::kwargs& kw) {
+        return to_python(sweep_doc(model, hw, nodes, kw));
+      },
+      py::arg("model"), py::arg("hw"), py::arg("nodes"),
+      "Like sweep() but returns the whole document of `trnsim sweep` (rows, failed, rejected counts, best, stats).");
+  m.def("campaign", &campaign, py::arg("workload"),
+        "A whole training run with failures (the `trnsim campaign --format json` document). Keyword arguments\n"
+        "are the CLI's options with underscores: tokens=, mtbf_node_hours=, checkpoint_interval=, recovery=,\n"
+        "storage_GBps=, async_save=True, trials=, seed= ...");
+  m.def("set_data_dir", &trnsim::set_data_dir, py::arg("path"), "Directory holding hw/ and models/ (like --data-dir).");
+  m.def("data_dir", &trnsim::data_dir, "The directory hw/ and models/ are read from.");
+}
