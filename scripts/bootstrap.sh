@@ -5,7 +5,7 @@
 set -euo pipefail
 TRNSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TRNSIM_BUILD_DIR="${TRNSIM_BUILD_DIR:-$TRNSIM_ROOT/build}"
-TRNSIM_PACKAGES="build-essential cmake pkg-config libsystemc-dev libeigen3-dev libboost-graph-dev nlohmann-json3-dev libfmt-dev libcli11-dev catch2 libbenchmark-dev parallel python3-matplotlib"
+TRNSIM_PACKAGES="build-essential cmake pkg-config libsystemc-dev libeigen3-dev libboost-graph-dev nlohmann-json3-dev libfmt-dev libcli11-dev catch2 libbenchmark-dev parallel python3-matplotlib pybind11-dev python3-dev python3-jsonschema python3-pandas"
 
 trnsim_install_packages() {
   local missing=()
