@@ -25,6 +25,7 @@ const char* kUsage =
     "  reproduce                every published row: prediction vs publication -> results/\n"
     "  sweep                    all valid layouts in worker processes; CSV/JSON/Markdown, Pareto front\n"
     "  merge PART.json...       combine sweep shards\n"
+    "  search                   exact top-K layouts and Pareto front over the whole space (branch-and-bound)\n"
     "  validation               predict the public validation corpus; results/validation.md, CI gate\n"
     "  campaign WORKLOAD.json   whole training run with failures: goodput, days, node-hours, cost\n";
 }
@@ -34,7 +35,7 @@ int sc_main(int argc, char* argv[]) {
   const std::map<std::string, int (*)(const ArgList&)> commands = {
       {"run", cmd_run},         {"validate", cmd_validate},   {"list", cmd_list},
       {"graph", cmd_graph},     {"calibrate", cmd_calibrate}, {"reproduce", cmd_reproduce},
-      {"sweep", cmd_sweep},     {"merge", cmd_merge},         {"campaign", cmd_campaign},
+      {"sweep", cmd_sweep},     {"search", cmd_search},     {"merge", cmd_merge},         {"campaign", cmd_campaign},
       {"run-batch", cmd_run_batch}, {"validation", cmd_validation}};
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);

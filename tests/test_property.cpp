@@ -18,6 +18,7 @@
 
 #include "layouts.hpp"
 #include "scenario.hpp"
+#include "step_bound.hpp"
 #include "step_executor.hpp"
 
 using namespace trnsim;
@@ -86,4 +87,26 @@ TEST_CASE("property: doubling any bandwidth or clock never slows a step (random 
     }
   }
   CHECK(checked == 24 * static_cast<int>(knobs().size()));
+}
+
+TEST_CASE("the search's step-time lower bound never exceeds the simulated step", "[search][invariant][property]") {
+  // The sampled layouts, plus long 1F1B schedules (extrapolated), GPipe and interleaving.
+  std::vector<Scenario> layouts = sample_layouts(24, 7);
+  auto add = [&](const char* file, auto change) {
+    Scenario s = load_scenario(std::string(TRNSIM_SOURCE_DIR) + "/workloads/" + file);
+    change(s.workload);
+    layouts.push_back(make_scenario(s.workload, true));
+  };
+  add("r1_neox20b_tp8_pp4_4node.json", [](Workload&) {});
+  add("r1_neox20b_tp8_pp4_4node.json", [](Workload& w) { w.schedule = Schedule::GPipe; });
+  add("r1_neox20b_tp8_pp4_4node.json", [](Workload& w) { w.virtual_stages = 11; });
+  add("llama7b_tp8_dp512.json", [](Workload& w) { w.tp_overlap = true; });
+  for (const auto& s : layouts) {
+    const StepBound b = step_lower_bound(s);
+    const double step = execute_step(s).step_time_s;
+    INFO(fmt::format("{}: bound {:.6f} s, step {:.6f} s", s.workload.name, b.step_time_s, step));
+    CHECK(b.step_time_s <= step);
+    CHECK(b.step_time_s > 0.3 * step);  // and useful: it is a bound, not zero
+    CHECK(b.work_s <= step);
+  }
 }

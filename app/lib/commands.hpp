@@ -13,6 +13,7 @@ int cmd_graph(const ArgList& args);
 int cmd_calibrate(const ArgList& args);
 int cmd_reproduce(const ArgList& args);
 int cmd_sweep(const ArgList& args);
+int cmd_search(const ArgList& args);
 int cmd_merge(const ArgList& args);
 int cmd_campaign(const ArgList& args);
 int cmd_run_batch(const ArgList& args);

@@ -19,7 +19,6 @@
 #include "worker_pool.hpp"
 
 namespace trnsim {
-namespace {
 
 nlohmann::json row_from_report(const nlohmann::json& r, double train_tokens) {
   const auto& w = r["workload"];
@@ -46,6 +45,8 @@ nlohmann::json row_from_report(const nlohmann::json& r, double train_tokens) {
           {"days_to_train", days},
           {"usd_to_train_on_demand", days * 24 * cluster_h}};
 }
+
+namespace {
 
 std::string reason_of(const std::string& message) {
   if (message.find("does not fit in HBM") != std::string::npos) return "does not fit in HBM";

@@ -54,24 +54,46 @@ int64_t in_flight_chunks(const Workload& w, int64_t rank, int64_t micro_batches)
   return std::min<int64_t>((p - rank - 1) * 2 + (v - 1) * p + 1, micro_batches * v);
 }
 
+std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan) {
+  std::vector<RankMemoryInputs> out(static_cast<size_t>(plan.ranks));
+  for (int64_t rank = 0; rank < plan.ranks; ++rank) {
+    RankMemoryInputs& in = out[static_cast<size_t>(rank)];
+    for (const auto& st : plan.stages) {
+      if (st.rank != rank) continue;
+      in.parameters += static_cast<double>(st.parameters);
+      in.layers += st.num_layers;
+      in.chunk_layers = st.num_layers;
+      in.last = in.last || st.last;
+      // Largest temporary: the biggest output of a forward / backward / recompute op (a transient
+      // buffer such as the score gradient or the logits). Optimizer ops are excluded: AdamW updates
+      // parameters and states in place, and those are already counted (counting its output again
+      // double-counted ~14 B/parameter).
+      for (auto v : boost::make_iterator_range(boost::vertices(st.graph))) {
+        const Op& op = st.graph[v];
+        if (op.phase == Phase::Optimizer || op.is_collective() || op.onchip_out) continue;
+        in.largest_output = std::max(in.largest_output, op.bytes_written);
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload& w, const StepPlan& plan) {
+  return memory_per_stage(m, w, rank_memory_inputs(plan), plan.micro_batches);
+}
+
+std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload& w,
+                                              const std::vector<RankMemoryInputs>& ranks, int64_t mbs) {
   std::vector<MemoryBreakdown> out;
   const int pbytes = w.precision == Precision::FP32 ? 4 : 2;
   const int gbytes = w.grad_bytes();
-  const int64_t mbs = plan.micro_batches;
-  for (int64_t rank = 0; rank < plan.ranks; ++rank) {
+  for (int64_t rank = 0; rank < static_cast<int64_t>(ranks.size()); ++rank) {
+    const RankMemoryInputs& in = ranks[static_cast<size_t>(rank)];
     MemoryBreakdown b;
     b.stage = static_cast<int>(rank);
-    double P = 0;
-    int64_t layers = 0, chunk_layers = 0;
-    bool last = false;
-    for (const auto& st : plan.stages) {
-      if (st.rank != rank) continue;
-      P += static_cast<double>(st.parameters);
-      layers += st.num_layers;
-      chunk_layers = st.num_layers;
-      last = last || st.last;
-    }
+    const double P = in.parameters;
+    const int64_t layers = in.layers, chunk_layers = in.chunk_layers;
+    const bool last = in.last;
     const double shard = w.zero >= 1 ? static_cast<double>(w.dp) : 1.0;
     b.weights = Bytes(P * pbytes);
     // ZeRO-2 keeps its gradient shard plus one layer's full gradients (the reduce bucket in flight).
@@ -86,19 +108,8 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     if (last)
       b.activations += Bytes(4.0 * w.micro_batch * w.seq_len * ((m.vocab + w.tp - 1) / w.tp)) *
                        static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
-    // Largest temporary: the biggest output of a forward / backward / recompute op (a transient
-    // buffer such as the score gradient or the logits), and under full recompute one layer's full
-    // activations. Optimizer ops are excluded: AdamW updates parameters and states in place, and
-    // those are already counted above (counting its output again double-counted ~14 B/parameter).
-    Bytes tmp;
-    for (const auto& st : plan.stages) {
-      if (st.rank != rank) continue;
-      for (auto v : boost::make_iterator_range(boost::vertices(st.graph))) {
-        const Op& op = st.graph[v];
-        if (op.phase == Phase::Optimizer || op.is_collective() || op.onchip_out) continue;
-        tmp = std::max(tmp, op.bytes_written);
-      }
-    }
+    // Largest temporary (see rank_memory_inputs), and under full recompute one layer's full activations.
+    Bytes tmp = in.largest_output;
     if (w.checkpointing == Checkpointing::Full) {
       Workload nw = w;
       nw.checkpointing = Checkpointing::None;

@@ -25,6 +25,19 @@ struct MemoryBreakdown {
 Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w);
 // Worst stage first; one entry per stage.
 std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload& w, const StepPlan& plan);
+
+// What memory_per_stage reads from a plan, per pipeline rank. It does not depend on the DP
+// degree, ZeRO stage or node count, so the search computes it once per plan shape and prices
+// every DP / ZeRO variant from it (the same arithmetic as memory_per_stage, which calls this).
+struct RankMemoryInputs {
+  double parameters = 0;            // held by the core, all its chunks
+  int64_t layers = 0, chunk_layers = 0;
+  bool last = false;                // holds the LM head (FP32 logits)
+  Bytes largest_output;             // biggest forward/backward/recompute op output
+};
+std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan);
+std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload& w,
+                                              const std::vector<RankMemoryInputs>& ranks, int64_t micro_batches);
 const MemoryBreakdown& peak_stage(const std::vector<MemoryBreakdown>& v);
 // A one-line explanation of what to change when it does not fit.
 std::string memory_advice(const MemoryBreakdown& b, const Workload& w, Bytes capacity);

@@ -151,6 +151,18 @@ DType compute_dtype(const Workload& w) { return w.precision == Precision::FP32 ?
 
 int64_t stage_layers(const ModelSpec& m, const Workload& w) { return m.layers / (w.pp * w.virtual_stages); }
 
+std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w) {
+  const int64_t opt_params = w.zero >= 1 ? (stage_parameters + w.dp - 1) / w.dp : stage_parameters;
+  const int param_bytes = dtype_bytes(compute_dtype(w));
+  const int state_bytes = 8 + (w.precision == Precision::MixedBF16 ? 4 : 0);  // fp32 m, v (+ fp32 master)
+  Op norm = ops::vector_op(OpKind::Elementwise, "optimizer.grad_norm", opt_params, 0, 1, 1, false, 2,
+                           w.grad_bytes() == 2 ? DType::BF16 : DType::FP32);
+  norm.phase = Phase::Optimizer;
+  Op adam = ops::optimizer("optimizer.adamw", opt_params, state_bytes, param_bytes, DType::FP32);
+  adam.phase = Phase::Optimizer;
+  return {norm, adam};
+}
+
 StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   check_sharding(m, w);
   const DType dt = compute_dtype(w);
@@ -236,18 +248,12 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       }
     }
     // Optimizer step: gradient-norm pass, AdamW, and the ZeRO-1 parameter all-gather.
-    const int64_t opt_params = w.zero >= 1 ? (st.parameters + w.dp - 1) / w.dp : st.parameters;
     const int param_bytes = dtype_bytes(dt);
-    int state_bytes = 8 + (w.precision == Precision::MixedBF16 ? 4 : 0);  // fp32 m, v (+ fp32 master)
-    Op norm = ops::vector_op(OpKind::Elementwise, "optimizer.grad_norm", opt_params, 0, 1, 1, false, 2,
-                             grad_bytes == 2 ? DType::BF16 : DType::FP32);
-    norm.phase = Phase::Optimizer;
-    OpVertex nv = gb.add(norm);
+    const auto compute = optimizer_compute_ops(st.parameters, w);
+    OpVertex nv = gb.add(compute[0]);
     for (auto& b : st.dp_buckets) boost::add_edge(b.op, nv, st.graph);
     st.optimizer.push_back(nv);
-    Op adam = ops::optimizer("optimizer.adamw", opt_params, state_bytes, param_bytes, DType::FP32);
-    adam.phase = Phase::Optimizer;
-    st.optimizer.push_back(gb.add(adam));
+    st.optimizer.push_back(gb.add(compute[1]));
     if (w.zero >= 1 && w.dp > 1) {
       Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp),
                               Bytes(static_cast<double>(st.parameters) * param_bytes));

@@ -4,6 +4,7 @@
 // mode), DP gradient buckets, the optimizer step, and PP send/recv sizes.
 // TP ranks and DP replicas run identical programs, so one core per stage stands for all.
 #pragma once
+#include <array>
 #include <boost/graph/adjacency_list.hpp>
 #include <vector>
 
@@ -51,6 +52,8 @@ struct StepPlan {
 
 // Throws ConfigError (naming the workload file and field) if the plan cannot shard the model.
 StepPlan build_step_plan(const ModelSpec& m, const Workload& w);
+// A stage's optimizer compute: the gradient-norm pass and AdamW over its (ZeRO-sharded) parameters.
+std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w);
 DType compute_dtype(const Workload& w);
 int64_t stage_layers(const ModelSpec& m, const Workload& w);
 

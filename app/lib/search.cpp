@@ -1,0 +1,297 @@
+// search.cpp — see search.hpp.
+#include "search.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <tuple>
+#include <unordered_map>
+
+#include "memory_model.hpp"
+#include "platform.hpp"
+#include "report.hpp"
+#include "scenario.hpp"
+#include "step_executor.hpp"
+#include "step_bound.hpp"
+#include "step_graph.hpp"
+#include "sweep.hpp"
+#include "trnsim/error.hpp"
+
+namespace trnsim {
+namespace {
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// What every layout of one plan shape shares: per-program forward / backward work and the
+// memory inputs; or why the shape is invalid.
+struct Shape {
+  bool ok = false;
+  std::string reason;
+  std::vector<double> F, B;  // per program (virtual stage)
+  std::vector<RankMemoryInputs> memory;
+  std::vector<int64_t> parameters;  // per program: what its optimizer updates (before ZeRO sharding)
+  double ops_per_micro_batch = 0;
+  int64_t ranks = 1, vstages = 1;
+  std::map<std::pair<int64_t, int>, std::vector<double>> optimizer;  // (dp, zero) -> per-rank optimizer work
+};
+
+using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, bool>;
+ShapeKey shape_key(const Layout& l) { return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.tp_overlap, l.fused, l.flash}; }
+
+std::string reason_of(const std::string& message) {
+  auto first = message.find(": /");
+  auto colon = first == std::string::npos ? std::string::npos : message.find(':', first + 2);
+  return "invalid " + message.substr(first == std::string::npos ? 0 : first + 2,
+                                     colon == std::string::npos ? std::string::npos : colon - first - 2);
+}
+
+Shape build_shape(const Workload& w, const ModelSpec& model, const HwSpec& hw) {
+  Shape sh;
+  try {
+    Scenario s;  // the executor's inputs, without the per-layout memory check
+    s.workload = w;
+    s.model = model;
+    s.hw = hw;
+    s.plan = build_step_plan(model, w);
+    const StepWork work = step_work(s);
+    sh.F = work.forward_s;
+    sh.B = work.backward_s;
+    sh.ops_per_micro_batch = work.ops_per_micro_batch;
+    sh.memory = rank_memory_inputs(s.plan);
+    for (const auto& st : s.plan.stages) sh.parameters.push_back(st.parameters);
+    sh.ranks = s.plan.ranks;
+    sh.vstages = s.plan.virtual_stages;
+    sh.ok = true;
+  } catch (const ConfigError& e) {
+    sh.reason = reason_of(e.what());
+  }
+  return sh;
+}
+
+struct Candidate {
+  uint32_t layout;
+  double bound_s;
+};
+
+struct Metrics {  // the row's ranking quantities, from a step time (bound or simulated)
+  double tokens_per_s, days, cost;
+};
+
+Metrics metrics(double step_s, double tokens_per_step, double train_tokens, double cluster_usd_per_h) {
+  const double tps = tokens_per_step / step_s;
+  const double days = train_tokens / tps / 86400.0;
+  return {tps, days, days * 24 * cluster_usd_per_h};
+}
+
+}  // namespace
+
+nlohmann::json run_search(const SearchOptions& o) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const double cpu0 = cpu_seconds();
+  const ModelSpec model = load_model_spec(model_path(o.space.model));
+  std::vector<HwSpec> hws;
+  for (const auto& h : o.space.hws) hws.push_back(load_hw_spec(hw_path(h)));
+  const std::vector<Layout> layouts = enumerate_space(o.space, model, hws);
+  const double tokens_per_step = static_cast<double>(o.space.global_batch * o.space.seq_len);
+
+  // 1. Shapes, memory and bounds, without simulating a step.
+  std::map<ShapeKey, Shape> shapes;
+  std::map<std::string, int64_t> rejected;
+  std::vector<Candidate> fits;
+  for (uint32_t i = 0; i < layouts.size(); ++i) {
+    const Layout& l = layouts[i];
+    const HwSpec& hw = hws[l.hw];
+    const Workload w = layout_workload(l, o.space, hw);
+    auto it = shapes.find(shape_key(l));
+    if (it == shapes.end()) it = shapes.emplace(shape_key(l), build_shape(w, model, hw)).first;
+    Shape& sh = it->second;
+    if (!sh.ok) {
+      ++rejected[sh.reason];
+      continue;
+    }
+    const int64_t m = w.grad_accum();
+    const auto mem = memory_per_stage(model, w, sh.memory, m);
+    if (peak_stage(mem).total() > hw.hbm_per_core()) {
+      ++rejected["does not fit in HBM"];
+      continue;
+    }
+    // Optimizer work depends on the DP degree and ZeRO stage: the same ops build_step_plan makes.
+    auto& opt = it->second.optimizer[{w.dp, w.zero}];
+    if (opt.empty()) {
+      Platform::instance().configure(hw);
+      opt.assign(static_cast<size_t>(sh.ranks), 0.0);
+      for (size_t k = 0; k < sh.parameters.size(); ++k)
+        for (const Op& op : optimizer_compute_ops(sh.parameters[k], w))
+          opt[k % opt.size()] += std::max(Platform::instance().timer().time(op).seconds, hw.host.dispatch_s);
+    }
+    fits.push_back({i, step_bound_from_work(sh.F, sh.B, opt, sh.ranks, sh.vstages, m, sh.ops_per_micro_batch)});
+    if (o.progress && i % 100000 == 0) std::fprintf(stderr, "\r%u / %zu layouts bounded", i, layouts.size());
+  }
+  if (o.progress) std::fputc('\n', stderr);
+
+  // 2. Branch-and-bound (or everything, with --exhaustive).
+  std::unordered_map<uint32_t, nlohmann::json> simulated;  // layout -> row
+  size_t violations = 0;
+  nlohmann::json violation_examples = nlohmann::json::array();
+  double worst_ratio = 0;
+  auto cluster_h = [&](const Layout& l) { return hws[l.hw].price.on_demand_per_hour * l.nodes; };
+  auto name_of = [&](uint32_t i) { return layout_name(layouts[i], o.space); };
+  auto simulate = [&](const Candidate& c) -> const nlohmann::json& {
+    auto it = simulated.find(c.layout);
+    if (it != simulated.end()) return it->second;
+    const Layout& l = layouts[c.layout];
+    const Scenario s = make_scenario(layout_workload(l, o.space, hws[l.hw]), model, true);
+    const StepResult r = execute_step(s);
+    nlohmann::json report = make_report(s, r);
+    nlohmann::json row = row_from_report(report, o.train_tokens);
+    row["vs"] = l.vs;
+    row["sp"] = l.sp;
+    row["tp_overlap"] = l.tp_overlap;
+    row["dp_overlap"] = l.overlap_dp;
+    row["attention"] = l.flash ? "flash" : "unfused";
+    row["bound_s"] = c.bound_s;
+    row["breakdown_s"] = report["step"]["breakdown_s"];
+    if (c.bound_s > r.step_time_s && ++violations <= 5)
+      violation_examples.push_back({{"id", row["id"]}, {"bound_s", c.bound_s}, {"step_time_s", r.step_time_s}});
+    worst_ratio = std::max(worst_ratio, c.bound_s / r.step_time_s);
+    return simulated.emplace(c.layout, std::move(row)).first->second;
+  };
+  auto better_time = [&](uint32_t a, uint32_t b) {  // strict order: throughput, then name
+    const double ta = simulated.at(a)["tokens_per_s"].get<double>(), tb = simulated.at(b)["tokens_per_s"].get<double>();
+    return ta != tb ? ta > tb : name_of(a) < name_of(b);
+  };
+  auto better_cost = [&](uint32_t a, uint32_t b) {
+    const double ca = simulated.at(a)["usd_to_train_on_demand"].get<double>(), cb = simulated.at(b)["usd_to_train_on_demand"].get<double>();
+    return ca != cb ? ca < cb : name_of(a) < name_of(b);
+  };
+  auto insert_top = [&](std::vector<uint32_t>& top, uint32_t i, auto better) {
+    top.insert(std::upper_bound(top.begin(), top.end(), i, better), i);
+    if (top.size() > o.top_k) top.pop_back();
+  };
+  std::vector<uint32_t> top_time, top_cost;
+  std::map<std::string, size_t> by_pass;  // layouts first simulated by each pass
+  std::vector<std::pair<double, double>> front;  // (days, cost) of simulated non-dominated rows
+  auto dominated = [&](double days, double cost) {
+    for (const auto& [d, c] : front)
+      if (d <= days && c <= cost && (d < days || c < cost)) return true;
+    return false;
+  };
+  auto add_front = [&](double days, double cost) {
+    if (dominated(days, cost)) return;
+    front.erase(std::remove_if(front.begin(), front.end(),
+                               [&](const auto& q) { return days <= q.first && cost <= q.second && (days < q.first || cost < q.second); }),
+                front.end());
+    front.emplace_back(days, cost);
+  };
+  auto account = [&](const Candidate& c) {
+    const nlohmann::json& row = simulate(c);
+    insert_top(top_time, c.layout, better_time);
+    insert_top(top_cost, c.layout, better_cost);
+    add_front(row["days_to_train"].get<double>(), row["usd_to_train_on_demand"].get<double>());
+  };
+  auto bound_metrics = [&](const Candidate& c) {
+    return metrics(c.bound_s, tokens_per_step, o.train_tokens, cluster_h(layouts[c.layout]));
+  };
+  if (o.exhaustive) {
+    for (const auto& c : fits) account(c);
+  } else {
+    std::vector<Candidate> order = fits;
+    auto mark = [&](const char* pass) { by_pass[pass] = simulated.size() - std::accumulate(by_pass.begin(), by_pass.end(), size_t{0}, [](size_t a, const auto& kv) { return a + kv.second; }); };
+    // Pass 1: by time bound. A layout whose best possible throughput is below the K-th best found cannot enter.
+    std::sort(order.begin(), order.end(), [](const Candidate& a, const Candidate& b) { return a.bound_s < b.bound_s; });
+    for (const auto& c : order) {
+      if (top_time.size() == o.top_k &&
+          bound_metrics(c).tokens_per_s < simulated.at(top_time.back())["tokens_per_s"].get<double>())
+        break;  // sorted: every later layout is bounded out too
+      account(c);
+    }
+    mark("throughput");
+    // Pass 2: by cost bound.
+    std::sort(order.begin(), order.end(), [&](const Candidate& a, const Candidate& b) {
+      return bound_metrics(a).cost < bound_metrics(b).cost;
+    });
+    for (const auto& c : order) {
+      if (top_cost.size() == o.top_k &&
+          bound_metrics(c).cost > simulated.at(top_cost.back())["usd_to_train_on_demand"].get<double>())
+        break;
+      if (!simulated.count(c.layout)) account(c);  // simulated ones are already in every list
+    }
+    mark("cost");
+    // Pass 3: Pareto front of (days, cost), by days bound; skip what a simulated layout dominates.
+    std::sort(order.begin(), order.end(), [](const Candidate& a, const Candidate& b) { return a.bound_s < b.bound_s; });
+    for (const auto& c : order) {
+      const Metrics b = bound_metrics(c);
+      if (simulated.count(c.layout) || dominated(b.days, b.cost)) continue;
+      account(c);
+    }
+    mark("pareto");
+  }
+
+  // 3. The result.
+  auto rows_of = [&](const std::vector<uint32_t>& ids) {
+    nlohmann::json a = nlohmann::json::array();
+    for (uint32_t i : ids) a.push_back(simulated.at(i));
+    return a;
+  };
+  std::vector<uint32_t> pareto;
+  for (const auto& [i, row] : simulated) {
+    const double d = row["days_to_train"].get<double>(), c = row["usd_to_train_on_demand"].get<double>();
+    if (!dominated(d, c)) pareto.push_back(i);
+  }
+  std::sort(pareto.begin(), pareto.end(), better_time);
+  nlohmann::json doc;
+  doc["space"] = {{"model", o.space.model}, {"hw", o.space.hws}, {"nodes", o.space.nodes}, {"seq_len", o.space.seq_len},
+                  {"global_batch", o.space.global_batch}, {"axes", o.space.axes}, {"top_k", o.top_k},
+                  {"train_tokens", o.train_tokens}, {"mode", o.exhaustive ? "exhaustive" : "branch-and-bound"}};
+  doc["top_by_throughput"] = rows_of(top_time);
+  doc["top_by_cost"] = rows_of(top_cost);
+  doc["pareto"] = rows_of(pareto);
+  const size_t fit = fits.size();
+  doc["counts"] = {{"enumerated", layouts.size()}, {"rejected", rejected}, {"fits", fit},
+                   {"simulated", simulated.size()}, {"bounded_out", fit - simulated.size()},
+                   {"bound_violations", violations}, {"plan_shapes", shapes.size()},
+                   {"simulated_by_pass", by_pass}, {"bound_violation_examples", violation_examples}};
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const double cpu = cpu_seconds() - cpu0;
+  doc["stats"] = {{"wall_s", wall}, {"cpu_s", cpu}, {"layouts_per_cpu_s", static_cast<double>(layouts.size()) / std::max(cpu, 1e-9)},
+                  {"largest_bound_to_step_ratio", worst_ratio}};
+  return doc;
+}
+
+std::string search_markdown(const nlohmann::json& doc) {
+  const auto& c = doc["counts"];
+  std::string o = fmt::format("# trnsim search: {} on {}\n\n", doc["space"]["model"].get<std::string>(), doc["space"]["hw"].dump());
+  o += fmt::format("{} layouts enumerated, {} rejected, {} fit, {} simulated, {} bounded out (never simulated: "
+                   "their lower bound could not enter the top {} or the Pareto front); {:.1f} CPU-s, {:.0f} layouts per CPU-s.\n\n",
+                   c["enumerated"].get<size_t>(), c["enumerated"].get<size_t>() - c["fits"].get<size_t>(), c["fits"].get<size_t>(),
+                   c["simulated"].get<size_t>(), c["bounded_out"].get<size_t>(), doc["space"]["top_k"].get<size_t>(),
+                   doc["stats"]["cpu_s"].get<double>(), doc["stats"]["layouts_per_cpu_s"].get<double>());
+  o += "Rejected: ";
+  for (auto it = c["rejected"].begin(); it != c["rejected"].end(); ++it) o += fmt::format("{} {}; ", it.key(), it.value().get<int64_t>());
+  o += "\n";
+  auto table = [&](const char* title, const nlohmann::json& rows) {
+    o += fmt::format("\n## {}\n\n| # | layout | step (s) | tokens/s | MFU | GiB/core | days | cost (M$, on-demand) |\n|---|---|---|---|---|---|---|---|\n", title);
+    int k = 0;
+    for (const auto& r : rows)
+      o += fmt::format("| {} | {} | {:.4f} | {:.0f} | {:.1f}% | {:.1f} | {:.2f} | {:.3f} |\n", ++k, r["id"].get<std::string>(),
+                       r["step_time_s"].get<double>(), r["tokens_per_s"].get<double>(), 100 * r["mfu"].get<double>(),
+                       r["memory_per_core_gib"].get<double>(), r["days_to_train"].get<double>(),
+                       r["usd_to_train_on_demand"].get<double>() / 1e6);
+  };
+  table("Top by throughput", doc["top_by_throughput"]);
+  table("Top by cost to train", doc["top_by_cost"]);
+  table("Pareto front (days vs cost to train)", doc["pareto"]);
+  return o;
+}
+
+}  // namespace trnsim

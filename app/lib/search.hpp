@@ -1,0 +1,34 @@
+// search.hpp — `trnsim search` (issue 16): the exact top-K layouts by throughput and by cost to
+// train, and the Pareto front of time vs cost, over the whole space of search_space.hpp,
+// simulating only the layouts that could enter them.
+//
+// Every layout gets exact memory and a lower bound on its step time (step_bound.hpp) without
+// being simulated: both come from its plan shape (model, hardware, TP, PP, virtual stages,
+// micro-batch, recompute, SP, TP overlap, fusion, attention), computed once per shape and shared
+// by every DP degree, ZeRO stage, DP-overlap setting and node count. Branch-and-bound then runs
+// three passes (by time bound, by cost bound, by Pareto dominance); a layout is simulated only if
+// its bound could still beat the current K-th best or enter the front. The state only improves,
+// so a layout skipped once can never enter the final result: the answer equals exhaustive
+// simulation (`--exhaustive` checks it), ties broken by layout name.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "search_space.hpp"
+
+namespace trnsim {
+
+struct SearchOptions {
+  SpaceSpec space;
+  size_t top_k = 20;
+  double train_tokens = 1e12;
+  bool exhaustive = false;  // simulate every layout that fits (for exactness checks)
+  bool progress = false;
+};
+
+// The result document: top_by_throughput, top_by_cost (rows with breakdowns), pareto (rows),
+// counts {enumerated, rejected{reason: n}, fits, bounded_out, simulated, bound_violations},
+// stats {wall_s, cpu_s, layouts_per_cpu_s, shapes}.
+nlohmann::json run_search(const SearchOptions& o);
+std::string search_markdown(const nlohmann::json& doc);
+
+}  // namespace trnsim

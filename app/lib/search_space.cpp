@@ -1,0 +1,170 @@
+// search_space.cpp — see search_space.hpp.
+#include "search_space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "cli_args.hpp"
+
+namespace trnsim {
+namespace {
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i <= n; ++i)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
+bool allowed(const AxisLimits& axes, const std::string& axis, int64_t value) {
+  auto it = axes.find(axis);
+  return it == axes.end() || std::find(it->second.begin(), it->second.end(), value) != it->second.end();
+}
+
+}  // namespace
+
+const std::vector<std::string>& axis_names() {
+  static const std::vector<std::string> names = {"tp", "pp", "vs", "mb", "recompute", "zero", "sp",
+                                                 "tp_overlap", "dp_overlap", "fused", "attention"};
+  return names;
+}
+
+AxisLimits parse_axes(const std::string& text) {
+  AxisLimits out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    const std::string axis = item.substr(0, eq);
+    if (eq == std::string::npos || std::find(axis_names().begin(), axis_names().end(), axis) == axis_names().end())
+      throw UsageError(fmt::format("trnsim search: --axes \"{}\": expected AXIS=V1,V2 with AXIS one of: {}", item,
+                                   fmt::join(axis_names(), ", ")));
+    std::stringstream vs(item.substr(eq + 1));
+    std::string v;
+    auto& values = out[axis];
+    while (std::getline(vs, v, ',')) {
+      int64_t x = 0;
+      if (v == "on" || v == "true" || v == "flash" || v == "selective") x = 1;
+      else if (v == "off" || v == "false" || v == "unfused" || v == "none") x = 0;
+      else if (v == "full") x = 2;
+      else {
+        try {
+          size_t used = 0;
+          x = std::stoll(v, &used);
+          if (used != v.size() || x < 0) throw std::invalid_argument(v);
+        } catch (const std::exception&) {
+          throw UsageError(fmt::format("trnsim search: --axes {}: \"{}\" is not a value (numbers, on/off, "
+                                       "none/selective/full, unfused/flash)", axis, v));
+        }
+      }
+      values.push_back(x);
+    }
+    if (values.empty()) throw UsageError(fmt::format("trnsim search: --axes {}: give at least one value", axis));
+  }
+  return out;
+}
+
+std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, const std::vector<HwSpec>& hws) {
+  std::vector<Layout> out;
+  const auto& ax = spec.axes;
+  for (size_t h = 0; h < hws.size(); ++h) {
+    const int64_t cpn = hws[h].cores_per_node();
+    for (int64_t nodes : spec.nodes) {
+      const int64_t devices = nodes * cpn;
+      for (int64_t tp : divisors(m.heads)) {
+        if (!allowed(ax, "tp", tp) || m.ffn % tp || (m.kv_heads % tp && tp % m.kv_heads)) continue;
+        if (tp > devices || (tp <= cpn ? cpn % tp : tp % cpn)) continue;  // within a node, or whole nodes
+        for (int64_t pp : divisors(m.layers)) {
+          if (!allowed(ax, "pp", pp) || devices % (tp * pp)) continue;
+          const int64_t dp = devices / (tp * pp);
+          if (spec.global_batch % dp) continue;
+          for (int64_t vs : divisors(m.layers / pp)) {
+            if (!allowed(ax, "vs", vs) || (vs > 1 && pp < 2)) continue;
+            for (int64_t mb : divisors(spec.global_batch / dp)) {
+              const int64_t micro_batches = spec.global_batch / dp / mb;
+              if (!allowed(ax, "mb", mb) || (vs > 1 && micro_batches % pp)) continue;
+              if (tp > 1 && (mb * spec.seq_len) % tp) continue;  // sequence parallelism splits tokens
+              for (int ck = 0; ck < 3; ++ck) {
+                if (!allowed(ax, "recompute", ck)) continue;
+                for (int z = 0; z <= 2; ++z) {
+                  if (!allowed(ax, "zero", z) || (z > 0 && dp == 1)) continue;
+                  for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
+                    if (!allowed(ax, "sp", sp)) continue;
+                    for (int tpo = 0; tpo <= (tp > 1 ? 1 : 0); ++tpo) {
+                      if (!allowed(ax, "tp_overlap", tpo)) continue;
+                      for (int dpo = (dp > 1 ? 0 : 1); dpo <= 1; ++dpo) {
+                        if (!allowed(ax, "dp_overlap", dpo)) continue;
+                        for (int fused = 0; fused <= 1; ++fused) {
+                          if (!allowed(ax, "fused", fused)) continue;
+                          for (int flash = 0; flash <= 1; ++flash) {
+                            if (!allowed(ax, "attention", flash)) continue;
+                            Layout l;
+                            l.hw = static_cast<uint16_t>(h);
+                            l.nodes = static_cast<int32_t>(nodes);
+                            l.tp = static_cast<int32_t>(tp);
+                            l.pp = static_cast<int32_t>(pp);
+                            l.vs = static_cast<int32_t>(vs);
+                            l.dp = static_cast<int32_t>(dp);
+                            l.mb = static_cast<int32_t>(mb);
+                            l.ckpt = static_cast<uint8_t>(ck);
+                            l.zero = static_cast<uint8_t>(z);
+                            l.sp = sp;
+                            l.tp_overlap = tpo;
+                            l.overlap_dp = dpo;
+                            l.fused = fused;
+                            l.flash = flash;
+                            out.push_back(l);
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string layout_name(const Layout& l, const SpaceSpec& spec) {
+  static const char* ck[] = {"none", "selective", "full"};
+  return fmt::format("{}-{}-{}n-tp{}{}{}-pp{}-v{}-dp{}-mb{}-{}-z{}{}-{}-{}", spec.model, spec.hws[l.hw], l.nodes, l.tp,
+                     l.sp ? "sp" : "", l.tp_overlap ? "o" : "", l.pp, l.vs, l.dp, l.mb, ck[l.ckpt], l.zero,
+                     l.overlap_dp ? "" : "-nodpo", l.fused ? "fused" : "unfused", l.flash ? "flash" : "attn");
+}
+
+Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& hw) {
+  Workload w;
+  w.model = spec.model;
+  w.hw = spec.hws[l.hw];
+  w.nodes = l.nodes;
+  w.tp = l.tp;
+  w.pp = l.pp;
+  w.dp = l.dp;
+  w.virtual_stages = l.vs;
+  w.sequence_parallel = l.sp;
+  w.tp_overlap = l.tp_overlap;
+  w.overlap_dp = l.overlap_dp;
+  w.zero = l.zero;
+  w.reduce_every_micro_batch = l.zero == 2;
+  w.micro_batch = l.mb;
+  w.global_batch = spec.global_batch;
+  w.seq_len = spec.seq_len;
+  w.precision = hw.stochastic_rounding ? Precision::BF16_SR : Precision::MixedBF16;
+  w.fp32_grads = w.precision != Precision::BF16_SR;
+  w.checkpointing = static_cast<Checkpointing>(l.ckpt);
+  w.fused_qkv = w.fused_gate_up = l.fused;
+  w.attention = l.flash ? Attention::Flash : Attention::Unfused;
+  w.name = layout_name(l, spec);
+  w.file = w.name;
+  return w;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,48 @@
+// search_space.hpp — the layout space `trnsim search` explores (issue 16): Calculon's axes and
+// more. TP: every divisor of the heads (and of the FFN, compatible with the KV heads) that fits
+// a node or spans whole nodes; PP: every divisor of the layers; interleaved virtual stages
+// dividing the layers per stage; every micro-batch dividing the local batch; recompute
+// none / selective / full; ZeRO 0 / 1 / 2; sequence parallelism on / off; TP and DP overlap on /
+// off; fused projections; attention kernel; hardware and node counts. `--axes` limits any of
+// them. Layouts are kept compact (no strings) so millions fit in memory.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hw_spec.hpp"
+#include "model_spec.hpp"
+#include "workload.hpp"
+
+namespace trnsim {
+
+// A value list per axis; an axis absent from the map takes every valid value.
+using AxisLimits = std::map<std::string, std::vector<int64_t>>;
+// Parses "tp=1,2,4;zero=1;attention=flash" (booleans as on/off or 1/0; recompute as
+// none/selective/full; attention as unfused/flash). Throws UsageError naming the axis.
+AxisLimits parse_axes(const std::string& text);
+const std::vector<std::string>& axis_names();
+
+struct Layout {
+  uint16_t hw = 0;                 // index into the search's hardware list
+  int32_t nodes = 1, tp = 1, pp = 1, vs = 1, dp = 1, mb = 1;
+  uint8_t ckpt = 0, zero = 0;      // Checkpointing enum value, ZeRO stage
+  bool sp = false, tp_overlap = false, overlap_dp = true, fused = true, flash = false;
+};
+
+struct SpaceSpec {
+  std::string model;
+  std::vector<std::string> hws;
+  std::vector<int64_t> nodes;
+  int64_t seq_len = 4096, global_batch = 1024;
+  AxisLimits axes;
+};
+
+// Every layout of the space that passes the arithmetic checks (divisibility, node fit).
+std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& model, const std::vector<HwSpec>& hws);
+// The workload of a layout (precision bf16-sr where the hardware has stochastic rounding, else mixed-bf16).
+Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& hw);
+std::string layout_name(const Layout& l, const SpaceSpec& spec);
+
+}  // namespace trnsim

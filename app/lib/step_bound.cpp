@@ -1,0 +1,123 @@
+// step_bound.cpp — see step_bound.hpp.
+#include "step_bound.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+
+#include "collective.hpp"
+#include "platform.hpp"
+#include "run_kernel.hpp"
+#include "topology.hpp"
+
+namespace trnsim {
+namespace {
+
+// A TP collective alone on idle links: the least it can take inside a step (other traffic on
+// its links only queues it). Simulated once per (hardware, kind, bytes, group) and memoised.
+double idle_tp_collective_s(const HwSpec& hw, const Op& op) {
+  static std::map<std::string, double> memo;
+  const std::string key = fmt::format("{}{}|{}|{}|{}", hw.fingerprint(), hw.intra_fingerprint(), static_cast<int>(op.kind),
+                                      op.comm_bytes.base(), op.group_size);
+  auto it = memo.find(key);
+  if (it != memo.end()) return it->second;
+  Platform& platform = Platform::instance();
+  auto algo = make_collective(hw.collectives.inter_algorithm, hw.collectives.intra_algorithm);
+  const CollectiveCall call{op.kind, op.comm_bytes, layout_group(hw, 1, op.group_size)};
+  double took = 0;
+  sc_core::sc_spawn([&] {
+    const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+    algo->run(platform.fabric(), call);
+    took = (sc_core::sc_time_stamp() - t0).to_seconds();
+  });
+  run_kernel();
+  return memo[key] = took;
+}
+
+// Work of one op list: on its busiest engine timeline (executor: lane(op.engine)), plus the TP
+// collectives on the chain when they do not overlap compute (every collective waits for the
+// engines to drain and every later op waits for it: segments and collectives add up).
+double list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw, OpTimer& timer,
+                 bool collectives_serial) {
+  std::array<double, 6> lane{};
+  double comm = 0;
+  for (OpVertex v : list) {
+    const Op& op = st.graph[v];
+    if (op.is_collective()) {
+      if (collectives_serial && op.group == Group::TP) comm += idle_tp_collective_s(hw, op);
+      continue;
+    }
+    const double d = std::max(timer.time(op).seconds, hw.host.dispatch_s);
+    lane[hw.concurrent_engines ? static_cast<size_t>(op.engine) : 0] += d;
+  }
+  return *std::max_element(lane.begin(), lane.end()) + comm;
+}
+
+double optimizer_work(const StageProgram& st, const HwSpec& hw, OpTimer& timer) {
+  double t = 0;  // the executor waits for each optimizer compute op in turn
+  for (OpVertex v : st.optimizer)
+    if (!st.graph[v].is_collective()) t += std::max(timer.time(st.graph[v]).seconds, hw.host.dispatch_s);
+  return t;
+}
+
+}  // namespace
+
+StepWork step_work(const Scenario& s) {
+  Platform& platform = Platform::instance();
+  platform.configure(s.hw);
+  OpTimer& timer = platform.timer();
+  const auto p = static_cast<size_t>(s.plan.ranks), v = static_cast<size_t>(s.plan.virtual_stages);
+  StepWork w;
+  w.forward_s.resize(p * v);
+  w.backward_s.resize(p * v);
+  w.optimizer_s.assign(p, 0.0);
+  for (size_t k = 0; k < p * v; ++k) {
+    const auto& st = s.plan.stages[k];
+    // The executor overlaps TP collectives with compute only in the backward, with tp_overlap.
+    w.forward_s[k] = list_work(st, st.forward, s.hw, timer, true);
+    w.backward_s[k] = list_work(st, st.backward, s.hw, timer, !s.workload.tp_overlap);
+    w.ops_per_micro_batch += static_cast<double>(st.forward.size() + st.backward.size() + st.optimizer.size());
+    w.optimizer_s[k % p] += optimizer_work(st, s.hw, timer);
+  }
+  return w;
+}
+
+double step_bound_from_work(const std::vector<double>& F, const std::vector<double>& B, const std::vector<double>& opt,
+                            int64_t ranks, int64_t virtual_stages, int64_t micro_batches, double ops_per_micro_batch) {
+  const auto p = static_cast<size_t>(ranks), v = static_cast<size_t>(virtual_stages);
+  const double m = static_cast<double>(micro_batches);
+  double bound = 0, before_f = 0, before_b = 0;  // chunk 0 of the earlier ranks
+  for (size_t r = 0; r < p; ++r) {
+    double per_mb = 0;
+    for (size_t c = 0; c < v; ++c) per_mb += F[c * p + r] + B[c * p + r];
+    const double work = m * per_mb;
+    double t = before_f + work + opt[r];
+    if (v == 1) t = std::max(t, before_f + work + before_b + opt[0]);
+    bound = std::max(bound, t);
+    before_f += F[r];
+    before_b += B[r];
+  }
+  const double rounding = 1e-12 * (ops_per_micro_batch * m + 1000.0);
+  return std::max(0.0, bound * (1 - 1e-9) - rounding);
+}
+
+StepBound step_lower_bound(const Scenario& s) {
+  const StepWork w = step_work(s);
+  StepBound b;
+  b.step_time_s = step_bound_from_work(w.forward_s, w.backward_s, w.optimizer_s, s.plan.ranks, s.plan.virtual_stages,
+                                       s.plan.micro_batches, w.ops_per_micro_batch);
+  const double m = static_cast<double>(s.plan.micro_batches);
+  const auto p = static_cast<size_t>(s.plan.ranks), v = static_cast<size_t>(s.plan.virtual_stages);
+  for (size_t r = 0; r < p; ++r) {
+    double per_mb = 0;
+    for (size_t c = 0; c < v; ++c) per_mb += w.forward_s[c * p + r] + w.backward_s[c * p + r];
+    b.work_s = std::max(b.work_s, m * per_mb + w.optimizer_s[r]);
+  }
+  return b;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,48 @@
+// step_bound.hpp — a lower bound on a scenario's simulated step time, without simulating the
+// step: what the search (issue 16) uses to skip layouts that cannot enter its top-K or Pareto
+// front. It mirrors the executor's rules (step_executor.cpp), keeping only what can only add
+// time:
+//   * a micro-batch's forward (backward) on a stage takes at least its compute work: the sum of
+//     its ops' durations on the busiest engine timeline (one timeline per engine on hardware
+//     with concurrent engines, else one), the same memoised op timings the executor uses;
+//     collectives, host waits, link contention and pipeline waits only add to that;
+//   * a pipeline rank runs its m forwards and m backwards one after another, and cannot start
+//     before micro-batch 0's forward has crossed every earlier stage;
+//   * the last micro-batch's backward then crosses every earlier stage back to rank 0;
+//   * each rank's optimizer compute follows its last backward.
+// So step >= max over ranks r of
+//   sum_{s<r} F_s + m (F_r + B_r) + max(opt_r, sum_{s<r} B_s + opt_0)   (one chunk per rank),
+// and >= sum_{s<r} F_s + m sum_chunks (F + B) + opt_r with interleaving. Every simulated layout
+// of the search's tests is checked against it.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "scenario.hpp"
+
+namespace trnsim {
+
+struct StepBound {
+  double step_time_s = 0;  // lower bound on execute_step(s).step_time_s
+  double work_s = 0;       // the busiest rank's compute work alone (m (F + B) + optimizer)
+};
+
+// Times the scenario's ops on the process's platform (memoised, like execute_step).
+StepBound step_lower_bound(const Scenario& s);
+
+// The parts: per program (virtual stage) one micro-batch's forward and backward compute work,
+// and per rank the optimizer's; and the bound from them for m micro-batches per step.
+struct StepWork {
+  std::vector<double> forward_s, backward_s;  // by program
+  std::vector<double> optimizer_s;            // by pipeline rank
+  double ops_per_micro_batch = 0;             // forward + backward ops of every program
+};
+StepWork step_work(const Scenario& s);
+// The executor advances SystemC time in whole picoseconds, one wait per op at most, so its sums
+// can land below the exact real-number sum by up to 1 ps per op: the bound gives that back
+// (ops_per_micro_batch x micro_batches ps) and 1e-9 of itself for floating-point order.
+double step_bound_from_work(const std::vector<double>& forward_s, const std::vector<double>& backward_s,
+                            const std::vector<double>& optimizer_s, int64_t ranks, int64_t virtual_stages, int64_t micro_batches,
+                            double ops_per_micro_batch);
+
+}  // namespace trnsim
