@@ -19,10 +19,9 @@ namespace {
 
 // A TP collective alone on idle links: the least it can take inside a step (other traffic on
 // its links only queues it). Simulated once per (hardware, kind, bytes, group) and memoised.
-double idle_tp_collective_s(const HwSpec& hw, const Op& op) {
+double idle_tp_collective_s(const HwSpec& hw, const std::string& hw_key, const Op& op) {
   static std::map<std::string, double> memo;
-  const std::string key = fmt::format("{}{}|{}|{}|{}", hw.fingerprint(), hw.intra_fingerprint(), static_cast<int>(op.kind),
-                                      op.comm_bytes.base(), op.group_size);
+  const std::string key = fmt::format("{}|{}|{}|{}", hw_key, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size);
   auto it = memo.find(key);
   if (it != memo.end()) return it->second;
   Platform& platform = Platform::instance();
@@ -38,23 +37,28 @@ double idle_tp_collective_s(const HwSpec& hw, const Op& op) {
   return memo[key] = took;
 }
 
-// Work of one op list: on its busiest engine timeline (executor: lane(op.engine)), plus the TP
-// collectives on the chain when they do not overlap compute (every collective waits for the
-// engines to drain and every later op waits for it: segments and collectives add up).
-double list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw, OpTimer& timer,
-                 bool collectives_serial) {
+// Least time one op list can take on a rank, two ways:
+//   * the data chain: every op but a weight-gradient GEMM starts after the previous chain op
+//     ends, and every TP collective starts after the chain and ends it (executor run_ops), so
+//     the chain ops and the collectives (on idle links) add up;
+//   * the busiest engine timeline (lane(op.engine)), plus the TP collectives when they do not
+//     overlap compute (each waits for every engine to drain, and everything after waits for it).
+double list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw, const std::string& hw_key,
+                 OpTimer& timer, bool collectives_serial) {
   std::array<double, 6> lane{};
-  double comm = 0;
+  double comm = 0, chain = 0;
   for (OpVertex v : list) {
     const Op& op = st.graph[v];
     if (op.is_collective()) {
-      if (collectives_serial && op.group == Group::TP) comm += idle_tp_collective_s(hw, op);
+      if (op.group == Group::TP) comm += idle_tp_collective_s(hw, hw_key, op);
       continue;
     }
     const double d = std::max(timer.time(op).seconds, hw.host.dispatch_s);
     lane[hw.concurrent_engines ? static_cast<size_t>(op.engine) : 0] += d;
+    if (!op.weight_grad) chain += d;
   }
-  return *std::max_element(lane.begin(), lane.end()) + comm;
+  const double engines = *std::max_element(lane.begin(), lane.end()) + (collectives_serial ? comm : 0.0);
+  return std::max(chain + comm, engines);
 }
 
 double optimizer_work(const StageProgram& st, const HwSpec& hw, OpTimer& timer) {
@@ -69,17 +73,20 @@ double optimizer_work(const StageProgram& st, const HwSpec& hw, OpTimer& timer) 
 StepWork step_work(const Scenario& s) {
   Platform& platform = Platform::instance();
   platform.configure(s.hw);
+  const std::string hw_key = s.hw.fingerprint() + s.hw.intra_fingerprint();
   OpTimer& timer = platform.timer();
   const auto p = static_cast<size_t>(s.plan.ranks), v = static_cast<size_t>(s.plan.virtual_stages);
   StepWork w;
   w.forward_s.resize(p * v);
   w.backward_s.resize(p * v);
+  w.backward_other_s.resize(p * v);
   w.optimizer_s.assign(p, 0.0);
   for (size_t k = 0; k < p * v; ++k) {
     const auto& st = s.plan.stages[k];
     // The executor overlaps TP collectives with compute only in the backward, with tp_overlap.
-    w.forward_s[k] = list_work(st, st.forward, s.hw, timer, true);
-    w.backward_s[k] = list_work(st, st.backward, s.hw, timer, !s.workload.tp_overlap);
+    w.forward_s[k] = list_work(st, st.forward, s.hw, hw_key, timer, true);
+    w.backward_s[k] = list_work(st, st.backward, s.hw, hw_key, timer, !s.workload.tp_overlap);
+    w.backward_other_s[k] = list_work(st, st.backward, s.hw, hw_key, timer, s.workload.tp_overlap);
     w.ops_per_micro_batch += static_cast<double>(st.forward.size() + st.backward.size() + st.optimizer.size());
     w.optimizer_s[k % p] += optimizer_work(st, s.hw, timer);
   }

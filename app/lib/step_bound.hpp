@@ -33,7 +33,9 @@ StepBound step_lower_bound(const Scenario& s);
 // The parts: per program (virtual stage) one micro-batch's forward and backward compute work,
 // and per rank the optimizer's; and the bound from them for m micro-batches per step.
 struct StepWork {
-  std::vector<double> forward_s, backward_s;  // by program
+  std::vector<double> forward_s;              // by program
+  std::vector<double> backward_s;             // by program, for the workload's tp_overlap setting
+  std::vector<double> backward_other_s;       // by program, for the opposite setting (the plan is the same)
   std::vector<double> optimizer_s;            // by pipeline rank
   double ops_per_micro_batch = 0;             // forward + backward ops of every program
 };
