@@ -101,6 +101,10 @@ TEST_CASE("the search's step-time lower bound never exceeds the simulated step",
   add("r1_neox20b_tp8_pp4_4node.json", [](Workload& w) { w.schedule = Schedule::GPipe; });
   add("r1_neox20b_tp8_pp4_4node.json", [](Workload& w) { w.virtual_stages = 11; });
   add("llama7b_tp8_dp512.json", [](Workload& w) { w.tp_overlap = true; });
+  add("llama7b_tp8_dp512.json", [](Workload& w) {  // ZeRO-3 (FSDP): gathers on the DP stream
+    w.zero = 3;
+    w.reduce_every_micro_batch = true;
+  });
   for (const auto& s : layouts) {
     const StepBound b = step_lower_bound(s);
     const double step = execute_step(s).step_time_s;

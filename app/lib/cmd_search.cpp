@@ -18,7 +18,7 @@ int cmd_search(const ArgList& argv) {
   Args a("search", "--model M --hw H[,H...] --nodes N[,N...] [options]",
          "Find the top-K layouts by throughput and by cost to train, and the Pareto front of time vs cost, over\n"
          "every layout: TP any divisor of the heads (within or across nodes), PP any divisor of the layers, virtual\n"
-         "stages, every micro-batch dividing the local batch, recompute, ZeRO 0-2, SP, TP and DP overlap, fusion,\n"
+         "stages, every micro-batch dividing the local batch, recompute, ZeRO 0-3 (3 = FSDP), SP, TP and DP overlap, fusion,\n"
          "attention kernel. Memory is exact for every layout; a layout is simulated only if its lower-bound step time\n"
          "could still enter a top-K or the front, so the answer equals exhaustive simulation (--exhaustive checks it).");
   a.option("model", "", "model name (models/<name>.json)")

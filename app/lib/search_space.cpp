@@ -89,7 +89,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
               if (tp > 1 && (mb * spec.seq_len) % tp) continue;  // sequence parallelism splits tokens
               for (int ck = 0; ck < 3; ++ck) {
                 if (!allowed(ax, "recompute", ck)) continue;
-                for (int z = 0; z <= 2; ++z) {
+                for (int z = 0; z <= 3; ++z) {
                   if (!allowed(ax, "zero", z) || (z > 0 && dp == 1)) continue;
                   for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
                     if (!allowed(ax, "sp", sp)) continue;

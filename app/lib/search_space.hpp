@@ -2,7 +2,7 @@
 // more. TP: every divisor of the heads (and of the FFN, compatible with the KV heads) that fits
 // a node or spans whole nodes; PP: every divisor of the layers; interleaved virtual stages
 // dividing the layers per stage; every micro-batch dividing the local batch; recompute
-// none / selective / full; ZeRO 0 / 1 / 2; sequence parallelism on / off; TP and DP overlap on /
+// none / selective / full; ZeRO 0-3 (3: FSDP); sequence parallelism on / off; TP and DP overlap on /
 // off; fused projections; attention kernel; hardware and node counts. `--axes` limits any of
 // them. Layouts are kept compact (no strings) so millions fit in memory.
 #pragma once

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <tuple>
+#include <map>
 #include <memory>
 #include <systemc>
 
@@ -23,7 +25,8 @@ struct ProgramState {
 };
 // Per pipeline rank: its DP bucket queue.
 struct RankState {
-  std::deque<std::pair<int, OpVertex>> dp_pending;  // (program, bucket op)
+  // (program, op, done flag or null): gradient buckets and ZeRO-3 parameter gathers, in issue order.
+  std::deque<std::tuple<int, OpVertex, std::shared_ptr<bool>>> dp_pending;
   bool dp_closed = false, dp_idle = true;
   sc_core::sc_event dp_kick, dp_drained;
 };
@@ -159,8 +162,30 @@ class Executor {
     auto wait_until = [&](double t) {
       if (t > now()) sc_core::wait(sim_time(t - now()));
     };
+    // ZeRO-3 parameter gathers (DP all-gathers inside the list) run on the rank's DP stream, issued
+    // when the chain reaches them (one piece ahead); a piece's ops wait for the latest gather of
+    // their layer. Waiting for one counts as exposed DP communication.
+    std::map<int, std::shared_ptr<bool>> gathered;
     for (size_t i = 0; i < list.size(); ++i) {
       const Op& op = st.graph[list[i]];
+      if (op.is_collective() && op.group == Group::DP) {
+        wait_until(chain);
+        auto done = std::make_shared<bool>(false);
+        gathered[op.layer] = done;
+        rs.dp_pending.push_back({k, list[i], done});
+        rs.dp_kick.notify(sc_core::SC_ZERO_TIME);
+        continue;
+      }
+      if (!gathered.empty()) {
+        auto g = gathered.find(op.layer);
+        if (g != gathered.end() && !*g->second) {
+          wait_until(chain);
+          const double t = now();
+          while (!*g->second) sc_core::wait(rs.dp_drained);
+          times.dp_exposed_s += now() - t;
+          chain = std::max(chain, now());
+        }
+      }
       if (op.is_collective()) {
         const bool overlap = s_.workload.tp_overlap && op.phase == Phase::Backward;
         wait_until(overlap ? chain : all_idle());
@@ -184,7 +209,7 @@ class Executor {
         while (bucket < st.dp_buckets.size() && st.dp_buckets[bucket].ready_after <= i) {
           if (st.dp_buckets[bucket].ready_after == i) {
             wait_until(all_idle());
-            rs.dp_pending.push_back({k, st.dp_buckets[bucket].op});
+            rs.dp_pending.push_back({k, st.dp_buckets[bucket].op, nullptr});
             rs.dp_kick.notify(sc_core::SC_ZERO_TIME);
           }
           ++bucket;
@@ -262,7 +287,7 @@ class Executor {
         // Without overlap every bucket starts once the backward is done; before a further
         // micro-batch the rank waits for them (the last one's wait is the step's end).
         if (reduces && !s_.workload.overlap_dp) {
-          for (const auto& b : st.dp_buckets) rs.dp_pending.push_back({k, b.op});
+          for (const auto& b : st.dp_buckets) rs.dp_pending.push_back({k, b.op, nullptr});
           rs.dp_kick.notify(sc_core::SC_ZERO_TIME);
           if (slot.mb != m - 1) times.dp_exposed_s += drain(r);
         }
@@ -316,11 +341,12 @@ class Executor {
         sc_core::wait(rs.dp_kick);
       }
       rs.dp_idle = false;
-      const auto [k, v] = rs.dp_pending.front();
+      const auto [k, v, done] = rs.dp_pending.front();
       rs.dp_pending.pop_front();
       const double t = now();
       collective(r, s_.plan.stages[static_cast<size_t>(k)].graph[v], track(r, "dp"));
       times.dp_comm_s += now() - t;
+      if (done) *done = true;
       rs.dp_idle = true;
       rs.dp_drained.notify(sc_core::SC_ZERO_TIME);
     }

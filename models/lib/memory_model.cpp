@@ -63,6 +63,7 @@ std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan) {
       in.parameters += static_cast<double>(st.parameters);
       in.layers += st.num_layers;
       in.chunk_layers = st.num_layers;
+      in.first = in.first || st.first;
       in.last = in.last || st.last;
       // Largest temporary: the biggest output of a forward / backward / recompute op (a transient
       // buffer such as the score gradient or the logits). Optimizer ops are excluded: AdamW updates
@@ -96,7 +97,15 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     const bool last = in.last;
     const double shard = w.zero >= 1 ? static_cast<double>(w.dp) : 1.0;
     b.weights = Bytes(P * pbytes);
-    // ZeRO-2 keeps its gradient shard plus one layer's full gradients (the reduce bucket in flight).
+    if (w.zero == 3 && w.dp > 1) {
+      // ZeRO-3 / FSDP: a parameter shard, plus two pieces gathered whole (the one running and the
+      // one prefetched; the largest of this rank's layer, embedding and head).
+      double piece = static_cast<double>(m.layer_parameters());
+      if (in.first) piece = std::max(piece, static_cast<double>(m.embedding_parameters()));
+      if (last) piece = std::max(piece, static_cast<double>(m.head_parameters()));
+      b.weights = Bytes(P * pbytes / shard + 2.0 * piece / static_cast<double>(w.tp) * pbytes);
+    }
+    // ZeRO-2/3 keep their gradient shard plus one layer's full gradients (the reduce bucket in flight).
     b.gradients = w.zero >= 2 ? Bytes(P * gbytes / shard + P / static_cast<double>(std::max<int64_t>(1, layers)) * gbytes)
                               : Bytes(P * gbytes);
     b.optimizer_states = Bytes(P * 8.0 / shard);  // FP32 first and second moments

@@ -32,7 +32,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
 struct RankMemoryInputs {
   double parameters = 0;            // held by the core, all its chunks
   int64_t layers = 0, chunk_layers = 0;
-  bool last = false;                // holds the LM head (FP32 logits)
+  bool first = false, last = false;  // holds the embedding / the LM head (FP32 logits)
   Bytes largest_output;             // biggest forward/backward/recompute op output
 };
 std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan);

@@ -208,7 +208,23 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     if (st.last && m.tied_embeddings && w.pp > 1) st.parameters += m.vocab * m.hidden / w.tp;  // head's copy
 
     GraphBuilder gb{st};
-    for (auto& p : pieces)
+    // ZeRO-3 / FSDP: each piece's parameters are sharded over DP and all-gathered before the piece
+    // runs, in forward and again in backward, one piece ahead (prefetch depth 1: FSDP's
+    // forward_prefetch / BACKWARD_PRE, DeepSpeed's prefetch bucket). The gather carries the piece's
+    // layer (-1 for embedding and head) so the executor can make that piece's ops wait for it.
+    const bool zero3 = w.zero == 3 && w.dp > 1;
+    auto gather = [&](const Piece& p, Phase phase) {
+      const int layer = p.is_block ? p.fwd.front().op.layer : -1;
+      Op g = ops::collective(OpKind::AllGather, p.is_block ? fmt::format("L{}.param_gather", layer) : "param_gather",
+                             Group::DP, static_cast<int>(w.dp), Bytes(static_cast<double>(p.params) * dtype_bytes(dt)));
+      g.layer = layer;
+      g.phase = phase;
+      return gb.add(g, false);
+    };
+    if (zero3) st.forward.push_back(gather(pieces.front(), Phase::Forward));
+    for (size_t pi = 0; pi < pieces.size(); ++pi) {
+      auto& p = pieces[pi];
+      if (zero3 && pi + 1 < pieces.size()) st.forward.push_back(gather(pieces[pi + 1], Phase::Forward));
       for (auto& f : p.fwd) {
         if (f.op.is_collective() && f.role == Role::TpEnter && !sp) continue;  // f is identity in forward
         Op o = f.op;
@@ -216,8 +232,11 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         st.forward.push_back(gb.add(o));
         if (!o.is_collective()) fwd_bwd_flops += o.flops.base();
       }
+    }
     // Backward, pieces in reverse; recompute first where checkpointing asks for it.
+    if (zero3) st.backward.push_back(gather(pieces.back(), Phase::Backward));
     for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
+      if (zero3 && std::next(it) != pieces.rend()) st.backward.push_back(gather(*std::next(it), Phase::Backward));
       if (it->is_block && w.checkpointing != Checkpointing::None) {
         for (auto& f : it->fwd) {
           bool redo = w.checkpointing == Checkpointing::Full || f.attention_core;
@@ -254,7 +273,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     for (auto& b : st.dp_buckets) boost::add_edge(b.op, nv, st.graph);
     st.optimizer.push_back(nv);
     st.optimizer.push_back(gb.add(compute[1]));
-    if (w.zero >= 1 && w.dp > 1) {
+    if ((w.zero == 1 || w.zero == 2) && w.dp > 1) {  // ZeRO-3 keeps its parameters sharded
       Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp),
                               Bytes(static_cast<double>(st.parameters) * param_bytes));
       ag.phase = Phase::Optimizer;

@@ -52,18 +52,19 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
     w.pp = p.integer("pp", 1, 1024);
     w.dp = p.integer("dp", 1, 1 << 22);
     w.sequence_parallel = p.boolean("sequence_parallel");
-    w.zero = static_cast<int>(p.integer("zero", 0, 2));
+    w.zero = static_cast<int>(p.integer("zero", 0, 3));
     w.schedule = p.choice_or("schedule", "1f1b", {"1f1b", "gpipe"}) == "1f1b" ? Schedule::OneF1B : Schedule::GPipe;
     w.overlap_dp = p.boolean_or("overlap_dp", true);
     w.virtual_stages = p.integer_or("virtual_stages", 1, 1, 1024);
     w.tp_overlap = p.boolean_or("tp_overlap", false);
     w.pp_scatter_gather = p.boolean_or("pp_scatter_gather", false);
     // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch.
-    w.reduce_every_micro_batch = p.choice_or("grad_reduce", w.zero == 2 ? "per_micro_batch" : "per_step",
+    w.reduce_every_micro_batch = p.choice_or("grad_reduce", w.zero >= 2 ? "per_micro_batch" : "per_step",
                                              {"per_step", "per_micro_batch"}) == "per_micro_batch";
-    if (w.zero == 2 && !w.reduce_every_micro_batch)
-      p.fail("grad_reduce", "ZeRO-2 partitions gradients, so it reduces them every micro-batch; remove grad_reduce or "
-                            "set \"per_micro_batch\" (or use zero 1 for a per-step reduction)");
+    if (w.zero >= 2 && !w.reduce_every_micro_batch)
+      p.fail("grad_reduce", fmt::format("ZeRO-{} partitions gradients, so it reduces them every micro-batch; remove "
+                                        "grad_reduce or set \"per_micro_batch\" (or use zero 1 for a per-step reduction)",
+                                        w.zero));
     p.finish();
     if (w.sequence_parallel && w.tp == 1)
       p.fail("sequence_parallel", "sequence parallelism needs tp > 1; set it false or raise tp");

@@ -33,7 +33,7 @@ struct Workload {
   int64_t cores_per_node = 0;
   int64_t tp = 1, pp = 1, dp = 1;
   bool sequence_parallel = false;
-  int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients
+  int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients; 3: + parameters (FSDP)
   Schedule schedule = Schedule::OneF1B;
   // Interleaved 1F1B: model chunks per pipeline rank (Megatron's virtual pipeline size); 1 = plain.
   int64_t virtual_stages = 1;
