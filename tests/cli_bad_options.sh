@@ -42,4 +42,10 @@ check "--format is given more than once" $R --format json --format text
 check "--format \"xml\" is not allowed; choose one of: text, json, md" $R --format xml
 check "--format \"xml\" is not allowed" $C --format xml
 check "--recovery \"later\" is not allowed" $C --recovery later
+# search: bad axes, an empty space.
+Q="search --model llama2-7b --hw trn1.32xlarge --nodes 1"
+check "--axes \"foo=1\": expected AXIS=V1,V2" $Q --axes foo=1
+check "--axes tp: \"x\" is not a value" $Q --axes tp=x
+check "the space is empty" $Q --axes tp=64
+check "--top-k 0 is out of range" $Q --top-k 0
 exit $fail

@@ -39,6 +39,9 @@ PY
 expect 0 "warning: .*finite non-negative" "$t" run "$R3" --op-cache "$tmp/neg"
 printf 'key 1 2 3\n' >"$tmp/old"
 expect 0 "warning: .*header" "$t" run "$R3" --op-cache "$tmp/old"
+# Search: a space where nothing fits is an error (the outputs still show why).
+expect 1 "none of the 144 layouts fits in memory" "$t" search --model llama2-7b --hw trn1.32xlarge --nodes 1 --axes "tp=1;pp=1;zero=0" --out "$tmp/oom"
+grep -q "does not fit in HBM 144" "$tmp/oom.md" || { echo "FAIL: search rejection counts"; fail=1; }
 # 3. Campaigns: a run that cannot make progress is refused; a 10^15-token one finishes (ctest TIMEOUT bounds it).
 expect 1 "essentially never complete\|restarts" "$t" campaign "$R3" --mtbf-node-hours 100 --checkpoint-interval 1000000 --tokens 1e15
 expect 0 "goodput" "$t" campaign "$R3" --tokens 1e15 --checkpoint-interval 1 --mtbf-node-hours 100 --trials 1000

@@ -51,6 +51,9 @@ int cmd_search(const ArgList& argv) {
   o.exhaustive = a.has("exhaustive");
   o.progress = isatty(2);
   const nlohmann::json doc = run_search(o);
+  if (doc["counts"]["enumerated"].get<size_t>() == 0)
+    throw UsageError("trnsim search: the space is empty: no layout of these --nodes and --axes passes the divisibility "
+                     "checks (TP dividing the heads and a node, PP the layers, DP the global batch); widen them");
   const std::string prefix = a.get("out");
   write_file_atomically(prefix + ".json", doc.dump(2) + "\n");
   write_file_atomically(prefix + ".md", search_markdown(doc));
@@ -64,6 +67,11 @@ int cmd_search(const ArgList& argv) {
                              doc["top_by_throughput"][0]["id"].get<std::string>(), doc["top_by_throughput"][0]["tokens_per_s"].get<double>(),
                              doc["top_by_cost"][0]["id"].get<std::string>(), doc["top_by_cost"][0]["usd_to_train_on_demand"].get<double>());
   std::cout << fmt::format("wrote {0}.json {0}.md\n", prefix);
+  if (c["fits"].get<size_t>() == 0) {
+    std::cerr << fmt::format("error: none of the {} layouts fits in memory (see the rejected counts in {}.md); add nodes, "
+                             "or allow ZeRO, recompute or more TP/PP in --axes\n", c["enumerated"].get<size_t>(), prefix);
+    return 1;
+  }
   if (c["bound_violations"].get<size_t>() > 0) {
     std::cerr << fmt::format("error: the step-time lower bound exceeded the simulated time on {} layouts (a bug: the "
                              "pruned result may be wrong)\n", c["bound_violations"].get<size_t>());
