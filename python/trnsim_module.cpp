@@ -21,7 +21,6 @@
 #include "report.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
-#include "trace.hpp"
 #include "trnsim/atomic_file.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/json_reader.hpp"
@@ -97,9 +96,7 @@ py::dict run(const py::object& workload, const py::object& trace) {
     opt.trace = !trace_file.empty();
     const trnsim::StepResult r = trnsim::execute_step(s, opt);
     report = trnsim::make_report(s, r);
-    if (opt.trace)
-      trnsim::write_file_atomically(
-          trace_file, trnsim::trace_json(r.trace, s.workload.name, {r.micro_batches_simulated, s.plan.micro_batches, r.step_time_s}));
+    if (opt.trace) trnsim::write_file_atomically(trace_file, trnsim::step_trace_json(s, r));
   }
   return to_python(report);
 }

@@ -39,7 +39,7 @@ TEST_CASE("the R3 report is complete, machine-readable, and its trace has the ex
   CHECK(parsed["step"]["step_time_s"].get<double>() > 0);
   CHECK(parsed["throughput"]["mfu"].get<double>() > 0.05);
   CHECK(parsed["throughput"]["mfu"].get<double>() < 1.0);
-  auto trace = nlohmann::json::parse(trace_json(r.trace, "r3", {r.micro_batches_simulated, s.plan.micro_batches, r.step_time_s}));
+  auto trace = nlohmann::json::parse(step_trace_json(s, r));
   CHECK_THAT(trace["otherData"]["coverage"].get<std::string>(), Catch::StartsWith("complete: all 2 micro-batches"));
   std::set<std::string> tracks;
   for (const auto& e : trace["traceEvents"])
@@ -59,7 +59,7 @@ TEST_CASE("the trace of an extrapolated schedule says it is partial and where th
   opt.trace = true;
   auto r = execute_step(s, opt);
   REQUIRE(r.micro_batches_simulated < 40);
-  auto trace = nlohmann::json::parse(trace_json(r.trace, "r3", {r.micro_batches_simulated, 40, r.step_time_s}));
+  auto trace = nlohmann::json::parse(step_trace_json(s, r));
   CHECK_THAT(trace["otherData"]["coverage"].get<std::string>(),
              Catch::StartsWith(fmt::format("partial: the trace shows {} of the step's 40 micro-batches", r.micro_batches_simulated)));
   double last_end = 0, marker = -1;

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace trnsim {
@@ -155,6 +156,14 @@ std::vector<int64_t> Args::integers(const std::string& name, int64_t lo, int64_t
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  return out;
+}
+
+std::vector<std::string> Args::words(const std::string& name) const {
+  std::vector<std::string> out;
+  std::stringstream ss(get(name));
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
   return out;
 }
 

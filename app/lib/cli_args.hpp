@@ -24,6 +24,7 @@ class Args {
   double number(const std::string& name, double lo, double hi) const;
   int64_t integer(const std::string& name, int64_t lo, int64_t hi) const;
   std::vector<int64_t> integers(const std::string& name, int64_t lo, int64_t hi) const;  // comma-separated
+  std::vector<std::string> words(const std::string& name) const;  // comma-separated, empty items skipped
   // An option that takes one of a fixed set of words; anything else is a one-line UsageError.
   std::string choice(const std::string& name, const std::vector<std::string>& allowed) const;
   const std::vector<std::string>& positional() const { return positional_; }

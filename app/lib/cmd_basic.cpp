@@ -44,11 +44,10 @@ int cmd_run(const ArgList& argv) {
   if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
   if (opt.trace) {
-    const TraceCoverage coverage{r.micro_batches_simulated, s.plan.micro_batches, r.step_time_s};
-    write_file_atomically(a.get("trace"), trace_json(r.trace, s.workload.name, coverage));
-    if (coverage.micro_batches_simulated < coverage.micro_batches)
+    write_file_atomically(a.get("trace"), step_trace_json(s, r));
+    if (r.micro_batches_simulated < s.plan.micro_batches)
       std::cerr << fmt::format("note: the trace in {} shows {} of {} micro-batches; the rest of the step was extrapolated\n",
-                               a.get("trace"), coverage.micro_batches_simulated, coverage.micro_batches);
+                               a.get("trace"), r.micro_batches_simulated, s.plan.micro_batches);
   }
   const std::string text = render(report, fmt_name);
   if (a.has("output")) write_file_atomically(a.get("output"), text);

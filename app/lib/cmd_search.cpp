@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <iostream>
-#include <sstream>
 
 #include "cli_args.hpp"
 #include "commands.hpp"
@@ -39,9 +38,7 @@ int cmd_search(const ArgList& argv) {
     if (a.get(req).empty()) throw UsageError(fmt::format("trnsim search: --{} is required; see --help", req));
   SearchOptions o;
   o.space.model = a.get("model");
-  std::stringstream hs(a.get("hw"));
-  for (std::string h; std::getline(hs, h, ',');)
-    if (!h.empty()) o.space.hws.push_back(h);
+  o.space.hws = a.words("hw");
   o.space.nodes = a.integers("nodes", 1, 100000);
   o.space.seq_len = a.integer("seq", 1, 1 << 20);
   o.space.global_batch = a.integer("global-batch", 1, 1 << 24);

@@ -4,7 +4,6 @@
 
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
 #include <filesystem>
@@ -24,15 +23,6 @@
 
 namespace trnsim {
 namespace {
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 void write_outputs(const nlohmann::json& doc, const std::string& prefix) {
   write_file_atomically(prefix + ".json", doc.dump(2) + "\n");
@@ -100,7 +90,7 @@ SweepOptions sweep_options(const Args& a) {
   o.space.seq_len = a.integer("seq", 1, 1 << 20);
   o.space.global_batch = a.integer("global-batch", 1, 1 << 24);
   o.space.micro_batches = a.integers("micro-batches", 1, 1 << 16);
-  o.hws = split(a.get("hw"));
+  o.hws = a.words("hw");
   o.nodes = a.integers("nodes", 1, 100000);
   o.workers = static_cast<int>(a.integer("workers", 1, 256));
   o.timeout_s = a.number("timeout", 1e-4, 86400);

@@ -1,5 +1,6 @@
 // report.cpp — metrics and renderers (see report.hpp). Every key carries its unit.
 #include "report.hpp"
+#include "trace.hpp"
 
 #include <fmt/format.h>
 
@@ -195,6 +196,10 @@ std::string render(const nlohmann::json& report, const std::string& format) {
   if (format == "json") return report.dump(2) + "\n";
   if (format == "md") return render_markdown(report);
   return render_text(report);
+}
+
+std::string step_trace_json(const Scenario& s, const StepResult& r) {
+  return trace_json(r.trace, s.workload.name, {r.micro_batches_simulated, s.plan.micro_batches, r.step_time_s});
 }
 
 }  // namespace trnsim

@@ -14,6 +14,8 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r);
 std::string render_text(const nlohmann::json& report);
 std::string render_markdown(const nlohmann::json& report);
 std::string render(const nlohmann::json& report, const std::string& format);  // text | json | md
+// The step's Chrome/Perfetto trace (run with StepOptions::trace), saying how much of the step it covers.
+std::string step_trace_json(const Scenario& s, const StepResult& r);
 
 // Dollars per node-hour for the workload's plan (or the given one).
 double price_per_node_hour(const HwSpec& hw, PricePlan plan);

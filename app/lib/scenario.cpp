@@ -82,14 +82,18 @@ Scenario make_scenario(const Workload& w, bool allow_oom) {
 }
 
 Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom) {
-  Scenario s;
-  s.workload = w;
   const std::string hw_file = hw_path(w.hw);
   if (!std::filesystem::exists(hw_file))
     throw ConfigError(config_message(w.file, "/hw", fmt::format("unknown hw \"{}\" (no {}); see `trnsim list`", w.hw,
                                                                 hw_file)));
+  return make_scenario(w, model, load_hw_spec(hw_file), allow_oom);
+}
+
+Scenario make_scenario(const Workload& w, const ModelSpec& model, const HwSpec& hw, bool allow_oom) {
+  Scenario s;
+  s.workload = w;
   s.model = model;
-  s.hw = load_hw_spec(hw_file);
+  s.hw = hw;
   use_partial_nodes(w, s.hw);
   validate_against_hw(w, s.hw);
   s.plan = build_step_plan(s.model, w);

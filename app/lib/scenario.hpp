@@ -37,6 +37,9 @@ Scenario load_scenario(const std::string& workload_file, bool allow_oom = false)
 Scenario make_scenario(const Workload& w, bool allow_oom = false);
 // The same with a model given in memory (the validation corpus builds shapes per row).
 Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom = false);
+// The same with the hardware already loaded (the search prices millions of layouts of a few
+// instances: the file is read once, not per layout).
+Scenario make_scenario(const Workload& w, const ModelSpec& model, const HwSpec& hw, bool allow_oom = false);
 // Strict check of any config file: hw (has "instance"), model (has "layers") or workload.
 void validate_file(const std::string& file);
 // The same checks on parsed JSON (hw, model or workload, told apart by their keys); `file`

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
-#include <numeric>
 #include <tuple>
 #include <unordered_map>
 
@@ -50,13 +49,6 @@ struct Shape {
 using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool>;
 ShapeKey shape_key(const Layout& l) { return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash}; }
 
-std::string reason_of(const std::string& message) {
-  auto first = message.find(": /");
-  auto colon = first == std::string::npos ? std::string::npos : message.find(':', first + 2);
-  return "invalid " + message.substr(first == std::string::npos ? 0 : first + 2,
-                                     colon == std::string::npos ? std::string::npos : colon - first - 2);
-}
-
 Shape build_shape(const Workload& w, const ModelSpec& model, const HwSpec& hw) {
   Shape sh;
   try {
@@ -77,7 +69,7 @@ Shape build_shape(const Workload& w, const ModelSpec& model, const HwSpec& hw) {
     sh.vstages = s.plan.virtual_stages;
     sh.ok = true;
   } catch (const ConfigError& e) {
-    sh.reason = reason_of(e.what());
+    sh.reason = rejection_reason(e.what());
   }
   return sh;
 }
@@ -165,7 +157,7 @@ nlohmann::json run_search(const SearchOptions& o) {
     if (it != simulated.end()) return it->second;
     const Layout& l = layouts[c.layout];
     const double c0 = cpu_seconds();
-    const Scenario s = make_scenario(layout_workload(l, o.space, hws[l.hw]), model, true);
+    const Scenario s = make_scenario(layout_workload(l, o.space, hws[l.hw]), model, hws[l.hw], true);
     const StepResult r = execute_step(s);
     simulate_cpu += cpu_seconds() - c0;
     configured_hw = -1;  // execute_step configured the platform with the scenario's own (now gone) copy
@@ -223,7 +215,11 @@ nlohmann::json run_search(const SearchOptions& o) {
     for (const auto& c : fits) account(c);
   } else {
     std::vector<Candidate> order = fits;
-    auto mark = [&](const char* pass) { by_pass[pass] = simulated.size() - std::accumulate(by_pass.begin(), by_pass.end(), size_t{0}, [](size_t a, const auto& kv) { return a + kv.second; }); };
+    size_t before = 0;  // simulated when the pass began
+    auto mark = [&](const char* pass) {
+      by_pass[pass] = simulated.size() - before;
+      before = simulated.size();
+    };
     // Pass 1: by time bound. A layout whose best possible throughput is below the K-th best found cannot enter.
     std::sort(order.begin(), order.end(), [](const Candidate& a, const Candidate& b) { return a.bound_s < b.bound_s; });
     for (const auto& c : order) {

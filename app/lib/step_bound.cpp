@@ -93,15 +93,22 @@ StepWork step_work(const Scenario& s) {
   return w;
 }
 
+namespace {
+// One micro-batch's forward + backward work on pipeline rank r, over its chunks.
+double rank_work_per_micro_batch(const std::vector<double>& F, const std::vector<double>& B, size_t p, size_t v, size_t r) {
+  double per_mb = 0;
+  for (size_t c = 0; c < v; ++c) per_mb += F[c * p + r] + B[c * p + r];
+  return per_mb;
+}
+}  // namespace
+
 double step_bound_from_work(const std::vector<double>& F, const std::vector<double>& B, const std::vector<double>& opt,
                             int64_t ranks, int64_t virtual_stages, int64_t micro_batches, double ops_per_micro_batch) {
   const auto p = static_cast<size_t>(ranks), v = static_cast<size_t>(virtual_stages);
   const double m = static_cast<double>(micro_batches);
   double bound = 0, before_f = 0, before_b = 0;  // chunk 0 of the earlier ranks
   for (size_t r = 0; r < p; ++r) {
-    double per_mb = 0;
-    for (size_t c = 0; c < v; ++c) per_mb += F[c * p + r] + B[c * p + r];
-    const double work = m * per_mb;
+    const double work = m * rank_work_per_micro_batch(F, B, p, v, r);
     double t = before_f + work + opt[r];
     if (v == 1) t = std::max(t, before_f + work + before_b + opt[0]);
     bound = std::max(bound, t);
@@ -119,11 +126,8 @@ StepBound step_lower_bound(const Scenario& s) {
                                        s.plan.micro_batches, w.ops_per_micro_batch);
   const double m = static_cast<double>(s.plan.micro_batches);
   const auto p = static_cast<size_t>(s.plan.ranks), v = static_cast<size_t>(s.plan.virtual_stages);
-  for (size_t r = 0; r < p; ++r) {
-    double per_mb = 0;
-    for (size_t c = 0; c < v; ++c) per_mb += w.forward_s[c * p + r] + w.backward_s[c * p + r];
-    b.work_s = std::max(b.work_s, m * per_mb + w.optimizer_s[r]);
-  }
+  for (size_t r = 0; r < p; ++r)
+    b.work_s = std::max(b.work_s, m * rank_work_per_micro_batch(w.forward_s, w.backward_s, p, v, r) + w.optimizer_s[r]);
   return b;
 }
 

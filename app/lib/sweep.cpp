@@ -48,13 +48,17 @@ nlohmann::json row_from_report(const nlohmann::json& r, double train_tokens) {
 
 namespace {
 
-std::string reason_of(const std::string& message) {
+}  // namespace
+
+std::string rejection_reason(const std::string& message) {
   if (message.find("does not fit in HBM") != std::string::npos) return "does not fit in HBM";
   auto first = message.find(": /");
   if (first == std::string::npos) return message;
   auto colon = message.find(": ", first + 2);
   return "invalid " + message.substr(first + 2, colon == std::string::npos ? std::string::npos : colon - first - 2);
 }
+
+namespace {
 
 // Workers write the ops they simulated to CACHE.<pid>; fold them into CACHE (first entry
 // of a key wins: entries are exact, so any copy is the same answer). A damaged cache or
@@ -110,12 +114,12 @@ nlohmann::json run_sweep(const SweepOptions& o) {
     try {
       Scenario s = make_scenario(all[i], true);
       if (!s.fits) {
-        ++rejected[reason_of(s.memory_error)];
+        ++rejected[rejection_reason(s.memory_error)];
         continue;
       }
       todo.push_back(all[i]);
     } catch (const ConfigError& e) {
-      ++rejected[reason_of(e.what())];
+      ++rejected[rejection_reason(e.what())];
     }
   }
   // Workload copies, batch lists and worker reports; removed on every way out (signals included).
