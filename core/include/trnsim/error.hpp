@@ -19,6 +19,12 @@ class FileError : public ConfigError {
   using ConfigError::ConfigError;
 };
 
+// A bad command-line option or argument (exit 2): thrown by the CLI's parser and by the wings
+// that interpret option values (search axes, dataset names).
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Builds "FILE: PATH: PROBLEM" (PATH is a JSON pointer such as /parallel/tp).
 std::string config_message(const std::string& file, const std::string& path, const std::string& problem);
 

@@ -21,7 +21,7 @@ fi
 grep -q "configuration(s) failed" "$tmp/to.err"
 "$bin" sweep "${args[@]}" --workers 2 --timeout 0.0001 --allow-failures --out "$tmp/to" >/dev/null
 grep -q ",failed," "$tmp/to.csv" && grep -q "## Failed configurations" "$tmp/to.md"
-# Fault injection (app/lib/fault_injection.hpp): one configuration hangs, or its worker is SIGKILLed.
+# Fault injection (app/sweep/fault_injection.hpp): one configuration hangs, or its worker is SIGKILLed.
 victim=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][5]['id'])" "$tmp/w1.json")
 TRNSIM_INJECT_FAULT="hang:$victim" "$bin" sweep "${args[@]}" --workers 2 --timeout 2 --allow-failures --out "$tmp/hang" >/dev/null 2>&1
 TRNSIM_INJECT_FAULT="crash:$victim" "$bin" sweep "${args[@]}" --workers 2 --allow-failures --out "$tmp/crash" >/dev/null 2>&1

@@ -20,4 +20,12 @@ std::string step_trace_json(const Scenario& s, const StepResult& r);
 // Dollars per node-hour for the workload's plan (or the given one).
 double price_per_node_hour(const HwSpec& hw, PricePlan plan);
 
+// One output row from a `run --format json` report: layout, step time, throughput, memory, and
+// time and on-demand cost to train `train_tokens` (days = tokens / tokens_per_s / 86400,
+// cost = days x 24 x nodes x price).
+nlohmann::json row_from_report(const nlohmann::json& report, double train_tokens);
+// The reason a layout was rejected, for counting: "does not fit in HBM" or "invalid <JSON path>"
+// from a ConfigError's one-line message.
+std::string rejection_reason(const std::string& message);
+
 }  // namespace trnsim

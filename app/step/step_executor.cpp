@@ -11,6 +11,7 @@
 
 #include "collective.hpp"
 #include "platform.hpp"
+#include "pipeline_schedule.hpp"
 #include "run_kernel.hpp"
 #include "topology.hpp"
 
@@ -30,38 +31,6 @@ struct RankState {
   bool dp_closed = false, dp_idle = true;
   sc_core::sc_event dp_kick, dp_drained;
 };
-
-// One entry of a rank's schedule: forward or backward of micro-batch `mb` on chunk `chunk`.
-struct Slot {
-  bool forward;
-  int chunk, mb;
-};
-
-// The order in which rank r of p runs its forwards and backwards over m micro-batches and v
-// chunks. GPipe: all forwards, then all backwards. 1F1B (v = 1) and interleaved 1F1B (v > 1),
-// as Megatron-LM's schedules: (p - r - 1)*2 + (v - 1)*p warm-up forwards (p - r - 1 without
-// interleaving), then one forward / one backward pairs, then the cool-down backwards. Forward
-// k runs chunk (k / p) % v on micro-batch (k / (p v)) p + k % p; backward k the same
-// micro-batch on chunk v - 1 - (k / p) % v.
-std::vector<Slot> rank_schedule(Schedule sched, int p, int r, int m, int v) {
-  std::vector<Slot> order;
-  const int total = m * v;
-  auto fwd = [&](int k) { return Slot{true, (k / p) % v, (k / (p * v)) * p + k % p}; };
-  auto bwd = [&](int k) { return Slot{false, v - 1 - (k / p) % v, (k / (p * v)) * p + k % p}; };
-  if (sched == Schedule::GPipe) {
-    for (int k = 0; k < total; ++k) order.push_back(fwd(k));
-    for (int k = 0; k < total; ++k) order.push_back(bwd(k));
-    return order;
-  }
-  const int warm = std::min(total, v == 1 ? p - r - 1 : (p - r - 1) * 2 + (v - 1) * p);
-  for (int k = 0; k < warm; ++k) order.push_back(fwd(k));
-  for (int i = 0; i < total - warm; ++i) {
-    order.push_back(fwd(warm + i));
-    order.push_back(bwd(i));
-  }
-  for (int i = total - warm; i < total; ++i) order.push_back(bwd(i));
-  return order;
-}
 
 class Executor {
  public:

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "trnsim/error.hpp"  // UsageError
+
 namespace trnsim {
 
 class Args {
@@ -40,10 +42,6 @@ class Args {
   const Spec& specs_of(const std::string& name) const;
   std::map<std::string, std::string> values_;
   std::vector<std::string> positional_;
-};
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 }  // namespace trnsim

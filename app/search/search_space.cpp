@@ -1,12 +1,13 @@
 // search_space.cpp — see search_space.hpp.
 #include "search_space.hpp"
 
+#include "trnsim/error.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <sstream>
 
-#include "cli_args.hpp"
 
 namespace trnsim {
 namespace {

@@ -1,4 +1,5 @@
-// cmd_basic.cpp — the `run`, `validate`, `list` and `graph` subcommands.
+// cmd_inspect.cpp — the `validate`, `list` and `graph` subcommands: check files, list the shipped
+// hardware / models / workloads, and draw a step's operator graph.
 #include <fmt/format.h>
 
 #include <boost/graph/graphviz.hpp>
@@ -20,41 +21,6 @@
 #include "trnsim/error.hpp"
 
 namespace trnsim {
-
-int cmd_run(const ArgList& argv) {
-  Args a("run", "WORKLOAD.json [options]",
-         "Simulate one training step of a workload and report step time, breakdown, throughput,\n"
-         "MFU, memory per core and cost per token.");
-  a.option("format", "text", "output format: text | json | md")
-      .option("trace", "", "write a Chrome/Perfetto trace-event JSON of the step to FILE")
-      .option("output", "", "write the report to FILE instead of stdout")
-      .option("op-cache", "", "op-timing cache file: read before, extended after (shared by sweep workers)")
-      .option("data-dir", "", "directory holding hw/ and models/ (default: the source tree)");
-  if (!a.parse(argv)) return 0;
-  if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
-  const std::string fmt_name = a.choice("format", {"text", "json", "md"});
-  if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
-  Scenario s = load_scenario(a.positional()[0]);
-  maybe_inject_fault(s.workload.name);
-  StepOptions opt;
-  opt.trace = a.has("trace");
-  OpTimer& timer = Platform::instance().timer();
-  if (a.has("op-cache")) timer.load_cache(a.get("op-cache"));
-  StepResult r = execute_step(s, opt);
-  if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
-  auto report = make_report(s, r);
-  if (opt.trace) {
-    write_file_atomically(a.get("trace"), step_trace_json(s, r));
-    if (r.micro_batches_simulated < s.plan.micro_batches)
-      std::cerr << fmt::format("note: the trace in {} shows {} of {} micro-batches; the rest of the step was extrapolated\n",
-                               a.get("trace"), r.micro_batches_simulated, s.plan.micro_batches);
-  }
-  const std::string text = render(report, fmt_name);
-  if (a.has("output")) write_file_atomically(a.get("output"), text);
-  else std::cout << text;
-  return 0;
-}
-
 int cmd_validate(const ArgList& argv) {
   Args a("validate", "FILE.json...",
          "Strictly check hw/, models/ and workloads/ files (kind guessed from the folder or keys);\n"

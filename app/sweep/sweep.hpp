@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "layouts.hpp"
+#include "report.hpp"  // row_from_report, rejection_reason
 
 namespace trnsim {
 
@@ -24,13 +25,6 @@ struct SweepOptions {
 };
 
 nlohmann::json run_sweep(const SweepOptions& o);
-// One output row from a `run --format json` report: layout, step time, throughput, memory, and
-// time and on-demand cost to train `train_tokens` (days = tokens / tokens_per_s / 86400,
-// cost = days x 24 x nodes x price).
-nlohmann::json row_from_report(const nlohmann::json& report, double train_tokens);
-// The reason a layout was rejected, for counting: "does not fit in HBM" or "invalid <JSON path>"
-// from a ConfigError's one-line message.
-std::string rejection_reason(const std::string& message);
 // Identity of a sweep (its space, hardware, nodes and shard count): shards of one sweep share it.
 std::string sweep_id(const SweepOptions& o);
 // Checks that `parts` (read from `files`) are the shards 1..N of one sweep, each exactly once;

@@ -2,7 +2,7 @@
 // check: the workload in the project's own schema (or the reason it cannot be written
 // in it), the measured quantity, and the features the error tables group by.
 // Why: the validation corpus (../shared/reference/validation) has five datasets with
-// five column layouts; each gets one mapping (validation_datasets.cpp) onto this type,
+// five column layouts; each gets one adapter (datasets/*.cpp) onto this type,
 // and everything downstream (run, fit, tables, plots) sees only this type.
 #pragma once
 #include <string>

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <fstream>
 
-#include "cli_args.hpp"
 #include "trnsim/atomic_file.hpp"
 #include "scenario.hpp"
 #include "trnsim/json_reader.hpp"

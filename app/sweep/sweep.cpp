@@ -20,44 +20,6 @@
 
 namespace trnsim {
 
-nlohmann::json row_from_report(const nlohmann::json& r, double train_tokens) {
-  const auto& w = r["workload"];
-  const double tps = r["throughput"]["tokens_per_s"].get<double>();
-  const double days = train_tokens / tps / 86400.0;
-  const double cluster_h = r["cost"]["on_demand"]["usd_per_cluster_hour"].get<double>();
-  return {{"id", w["name"]},
-          {"hw", w["hw"]},
-          {"nodes", w["nodes"]},
-          {"tp", w["tp"]},
-          {"pp", w["pp"]},
-          {"dp", w["dp"]},
-          {"micro_batch", w["micro_batch"]},
-          {"checkpointing", w["checkpointing"]},
-          {"zero", w["zero"]},
-          {"fused", w["fused_qkv"]},
-          {"step_time_s", r["step"]["step_time_s"]},
-          {"sequences_per_s", r["throughput"]["sequences_per_s"]},
-          {"tokens_per_s", tps},
-          {"mfu", r["throughput"]["mfu"]},
-          {"memory_per_core_gib", r["memory_per_core_gib"]["total"]},
-          {"usd_per_million_tokens_on_demand", r["cost"]["on_demand"]["usd_per_million_tokens"]},
-          {"usd_per_million_tokens_reserved", r["cost"]["reserved"]["usd_per_million_tokens"]},
-          {"days_to_train", days},
-          {"usd_to_train_on_demand", days * 24 * cluster_h}};
-}
-
-namespace {
-
-}  // namespace
-
-std::string rejection_reason(const std::string& message) {
-  if (message.find("does not fit in HBM") != std::string::npos) return "does not fit in HBM";
-  auto first = message.find(": /");
-  if (first == std::string::npos) return message;
-  auto colon = message.find(": ", first + 2);
-  return "invalid " + message.substr(first + 2, colon == std::string::npos ? std::string::npos : colon - first - 2);
-}
-
 namespace {
 
 // Workers write the ops they simulated to CACHE.<pid>; fold them into CACHE (first entry

@@ -18,7 +18,6 @@
 #include "step_executor.hpp"
 #include "step_bound.hpp"
 #include "step_graph.hpp"
-#include "sweep.hpp"
 #include "trnsim/error.hpp"
 
 namespace trnsim {

@@ -1,0 +1,28 @@
+// pipeline_schedule.cpp — see pipeline_schedule.hpp.
+#include "pipeline_schedule.hpp"
+
+#include <algorithm>
+
+namespace trnsim {
+
+std::vector<Slot> rank_schedule(Schedule sched, int p, int r, int m, int v) {
+  std::vector<Slot> order;
+  const int total = m * v;
+  auto fwd = [&](int k) { return Slot{true, (k / p) % v, (k / (p * v)) * p + k % p}; };
+  auto bwd = [&](int k) { return Slot{false, v - 1 - (k / p) % v, (k / (p * v)) * p + k % p}; };
+  if (sched == Schedule::GPipe) {
+    for (int k = 0; k < total; ++k) order.push_back(fwd(k));
+    for (int k = 0; k < total; ++k) order.push_back(bwd(k));
+    return order;
+  }
+  const int warm = std::min(total, v == 1 ? p - r - 1 : (p - r - 1) * 2 + (v - 1) * p);
+  for (int k = 0; k < warm; ++k) order.push_back(fwd(k));
+  for (int i = 0; i < total - warm; ++i) {
+    order.push_back(fwd(warm + i));
+    order.push_back(bwd(i));
+  }
+  for (int i = total - warm; i < total; ++i) order.push_back(bwd(i));
+  return order;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,114 @@
+// dataset_common.cpp — see dataset_common.hpp: the metric names and the helpers every dataset
+// adapter shares (numbers from CSV cells, the Megatron GPT and Llama 3 shapes, a workload skeleton).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "dataset_common.hpp"
+#include "csv_table.hpp"
+#include "scenario.hpp"
+#include "trnsim/error.hpp"
+
+namespace trnsim {
+
+const char* to_string(Metric q) {
+  switch (q) {
+    case Metric::IterationTime: return "iteration_time";
+    case Metric::ClusterSeqPerS: return "cluster_seq_per_s";
+    case Metric::TokensPerSPerGpu: return "tokens_per_s_per_gpu";
+    case Metric::StatesGiB: return "states_memory";
+    case Metric::ActivationsGiB: return "activation_memory";
+    case Metric::ActivationPctOfNone: return "activation_pct_of_none";
+  }
+  return "?";
+}
+const char* unit_of(Metric q) {
+  switch (q) {
+    case Metric::IterationTime: return "s";
+    case Metric::ClusterSeqPerS: return "seq/s";
+    case Metric::TokensPerSPerGpu: return "tokens/s/GPU";
+    case Metric::StatesGiB:
+    case Metric::ActivationsGiB: return "GiB";
+    case Metric::ActivationPctOfNone: return "%";
+  }
+  return "?";
+}
+bool is_performance(Metric q) {
+  return q == Metric::IterationTime || q == Metric::ClusterSeqPerS || q == Metric::TokensPerSPerGpu;
+}
+
+namespace datasets {
+
+double num(const CsvTable& t, size_t r, const std::string& col) {
+  const std::string& s = t.at(r, col);
+  try {
+    size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == 0 || !std::isfinite(v)) throw std::invalid_argument(s);
+    return v;
+  } catch (const std::exception&) {
+    throw ConfigError(fmt::format("{}: row {}: column \"{}\" is \"{}\", not a number; fix the CSV", t.file(), r + 1, col, s));
+  }
+}
+int64_t inum(const CsvTable& t, size_t r, const std::string& col) { return std::llround(num(t, r, col)); }
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+// Megatron-LM GPT (Korthikanti, vTrain, neuronx-nemo-megatron GPT-3): GeLU MLP, LayerNorm,
+// biases, learned positions, tied embeddings, dropout 0.1 (Megatron's default
+// --hidden-dropout / --attention-dropout), padded GPT-2 vocabulary 51200 unless given.
+ModelSpec megatron_gpt(const std::string& name, int64_t layers, int64_t hidden, int64_t heads, int64_t ffn,
+                       int64_t seq, int64_t vocab) {
+  ModelSpec m;
+  m.name = name;
+  m.file = "(built from the validation corpus)";
+  m.layers = layers, m.hidden = hidden, m.heads = heads, m.kv_heads = heads, m.ffn = ffn, m.vocab = vocab;
+  m.max_seq = seq;
+  m.activation = Activation::GeLU;
+  m.norm = NormKind::LayerNorm;
+  m.tied_embeddings = true;
+  m.biases = true;
+  m.dropout = 0.1;
+  m.learned_positions = seq;
+  m.public_parameters = static_cast<double>(m.total_parameters());
+  return m;
+}
+
+// Llama 3 / 3.1 (Meta's released config.json): SwiGLU, RMSNorm, rotary, GQA with 8 KV
+// heads, untied 128,256-token vocabulary, no biases, no dropout.
+ModelSpec llama3(const std::string& name, int64_t layers, int64_t hidden, int64_t heads, int64_t ffn) {
+  ModelSpec m;
+  m.name = name;
+  m.file = "(built from the validation corpus)";
+  m.layers = layers, m.hidden = hidden, m.heads = heads, m.kv_heads = 8, m.ffn = ffn, m.vocab = 128256;
+  m.max_seq = 131072;
+  m.rotary_fraction = 1.0;
+  m.public_parameters = static_cast<double>(m.total_parameters());
+  return m;
+}
+
+Workload workload(const std::string& file, size_t row, const ModelSpec& m, const std::string& hw, int64_t nodes,
+                  int64_t tp, int64_t pp, int64_t dp, int64_t mb, int64_t gb, int64_t seq) {
+  Workload w;
+  w.file = fmt::format("{}: row {}", file, row + 1);
+  w.name = fmt::format("{}_row{}", std::filesystem::path(file).stem().string(), row + 1);
+  w.model = m.name;
+  w.hw = hw;
+  w.nodes = nodes;
+  w.tp = tp, w.pp = pp, w.dp = dp;
+  w.micro_batch = mb, w.global_batch = gb, w.seq_len = seq;
+  w.fused_qkv = true, w.fused_gate_up = true;
+  return w;
+}
+
+void fill_features(ValidationCase& c) {
+  if (!c.has_workload) return;
+  c.params_b = static_cast<double>(c.model.total_parameters()) / 1e9;
+  c.tp = c.workload.tp, c.pp = c.workload.pp, c.seq = c.workload.seq_len;
+  c.gpus = c.workload.devices();
+}
+
+}  // namespace datasets
+}  // namespace trnsim

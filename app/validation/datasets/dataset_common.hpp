@@ -1,0 +1,40 @@
+// dataset_common.hpp — what the dataset adapters (one file per CSV of the validation corpus)
+// share. Rules every adapter follows:
+//   * a row's stated configuration is used as stated; what its source leaves unstated is a
+//     structural assumption of the whole dataset (the `kStack*` blocks, each with its
+//     evidence in ../shared/reference/frameworks.md), never a per-row choice;
+//   * a row trnsim cannot write down gets `not_expressible` naming every missing feature,
+//     and is counted, never dropped;
+//   * no adapter reads a measured figure except into `measured`.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "csv_table.hpp"
+#include "model_spec.hpp"
+#include "validation_case.hpp"
+#include "workload.hpp"
+
+namespace trnsim::datasets {
+
+double num(const CsvTable& t, size_t r, const std::string& col);
+int64_t inum(const CsvTable& t, size_t r, const std::string& col);
+bool contains(const std::string& s, const std::string& what);
+// Megatron-LM GPT (Korthikanti, vTrain, neuronx-nemo-megatron GPT-3): GeLU MLP, LayerNorm,
+// biases, learned positions, tied embeddings, dropout 0.1, padded GPT-2 vocabulary 51200 unless given.
+ModelSpec megatron_gpt(const std::string& name, int64_t layers, int64_t hidden, int64_t heads, int64_t ffn,
+                       int64_t seq, int64_t vocab = 51200);
+// Llama 3 / 3.1 (Meta's released config.json): SwiGLU, RMSNorm, rotary, GQA 8 KV heads, vocab 128,256.
+ModelSpec llama3(const std::string& name, int64_t layers, int64_t hidden, int64_t heads, int64_t ffn);
+Workload workload(const std::string& file, size_t row, const ModelSpec& m, const std::string& hw, int64_t nodes,
+                  int64_t tp, int64_t pp, int64_t dp, int64_t mb, int64_t gb, int64_t seq);
+void fill_features(ValidationCase& c);
+
+// The adapters, one per dataset (file names in registry.cpp).
+std::vector<ValidationCase> korthikanti(const std::string& file);
+std::vector<ValidationCase> vtrain(const std::string& file, const std::string& dataset);
+std::vector<ValidationCase> neuron_trn1(const std::string& file);
+std::vector<ValidationCase> nemo(const std::string& file);
+std::vector<ValidationCase> seed(const std::string& file);
+
+}  // namespace trnsim::datasets

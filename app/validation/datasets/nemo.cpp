@@ -1,0 +1,108 @@
+// nemo.cpp — the validation adapter of one dataset (dataset_common.hpp has the rules).
+// NVIDIA NeMo / Megatron-Bridge performance tables (H100 → GB300). Stack facts
+// (frameworks.md §3): Transformer Engine with fused (flash/cuDNN) attention, distributed
+// optimizer (ZeRO-1), SP with TP > 1, mixed precision with FP32 master weights. Measured:
+// tokens/s/GPU. Rows are written only when every feature they use exists in trnsim; the
+// blockers are listed in a fixed order.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "dataset_common.hpp"
+#include "scenario.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
+
+namespace trnsim::datasets {
+namespace {
+struct NemoShape {
+  const char* key;
+  int64_t layers, hidden, heads, kv, ffn, vocab;
+  bool swiglu;
+};
+const NemoShape kNemoShapes[] = {
+    {"LLAMA2-7B", 32, 4096, 32, 32, 11008, 32000, true},    {"LLAMA2-13B", 40, 5120, 40, 40, 13824, 32000, true},
+    {"LLAMA2-70B", 80, 8192, 64, 8, 28672, 32000, true},    {"LLAMA3-8B", 32, 4096, 32, 8, 14336, 128256, true},
+    {"LLAMA3_8B", 32, 4096, 32, 8, 14336, 128256, true},    {"LLAMA3-70B", 80, 8192, 64, 8, 28672, 128256, true},
+    {"LLAMA3_70B", 80, 8192, 64, 8, 28672, 128256, true},   {"LLAMA3.1_405B", 126, 16384, 128, 8, 53248, 128256, true},
+    {"GPT3-175B", 96, 12288, 96, 96, 49152, 50257, false},
+};
+bool is_moe(const std::string& model) {
+  for (const char* k : {"DeepSeek", "Qwen3", "GPT OSS", "Kimi", "Nemotron_3", "Mixtral"})
+    if (contains(model, k)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<ValidationCase> nemo(const std::string& file) {
+  const CsvTable t = CsvTable::load(file);
+  std::vector<ValidationCase> out;
+  const std::map<std::string, std::string> systems = {{"DGX-H100", "dgx-h100"}};
+  for (size_t r = 0; r < t.rows(); ++r) {
+    const std::string name = t.at(r, "model"), task = t.at(r, "task"), prec = t.at(r, "precision");
+    const std::string sys = t.at(r, "system");
+    auto cell_num = [&](const std::string& col, int64_t fallback) {
+      const std::string& s = t.at(r, col);
+      if (s.empty() || s == "n/a") return fallback;
+      try { return static_cast<int64_t>(std::stoll(s)); } catch (const std::exception&) { return fallback; }
+    };
+    ValidationCase c;
+    c.dataset = "nvidia_nemo";
+    c.row = static_cast<int>(r + 1);
+    c.family = contains(sys, "H100") ? "h100" : "blackwell";
+    c.model_name = name;
+    c.quantity = Metric::TokensPerSPerGpu;
+    c.label = fmt::format("{} {} {} GPUs {}", name, sys, t.at(r, "num_gpus"), t.at(r, "container"));
+    const int64_t gpus = cell_num("num_gpus", 0), tp = cell_num("TP", 1), pp = cell_num("PP", 1);
+    const int64_t cp = cell_num("CP", 1), vp = cell_num("VP", 1), ep = cell_num("EP", 1);
+    c.gpus = gpus, c.tp = tp, c.pp = pp, c.seq = cell_num("seq_len", 0);
+    const std::string fsdp = t.at(r, "FSDP");
+    std::vector<std::string> blockers;
+    if (!systems.count(sys)) blockers.push_back("hardware: no " + sys + " file (Blackwell)");
+    if (!contains(prec, "BF16")) blockers.push_back("FP8/FP4 precision");
+    if (is_moe(name) || ep > 1) blockers.push_back("MoE / expert parallelism");
+    if (!contains(task, "Pre")) blockers.push_back("fine-tuning / LoRA");
+    if (cp > 1) blockers.push_back("context parallelism");
+    if (!fsdp.empty() && fsdp[0] != '0') blockers.push_back("FSDP (ZeRO-3)");
+    const NemoShape* shape = nullptr;
+    for (const auto& s : kNemoShapes)
+      if (name == s.key) shape = &s;
+    if (!shape && !is_moe(name)) blockers.push_back("model shape not in trnsim");
+    const std::string tok = t.at(r, "tokens_per_s_per_gpu");
+    if (tok.empty()) blockers.push_back("no measured tokens/s/GPU");
+    else c.measured = num(t, r, "tokens_per_s_per_gpu");
+    for (size_t i = 0; i < blockers.size(); ++i) c.not_expressible += (i ? "; " : "") + blockers[i];
+    if (blockers.empty()) {
+      ModelSpec m = shape->swiglu ? llama3(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn)
+                                  : megatron_gpt(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn,
+                                                 c.seq, shape->vocab);
+      m.kv_heads = shape->kv;
+      m.vocab = shape->vocab;
+      m.dropout = 0;
+      m.max_seq = std::max(m.max_seq, c.seq);
+      const int64_t mb = cell_num("micro_batch", 1), gb = cell_num("global_batch", 1);
+      Workload w = workload(file, r, m, systems.at(sys), std::max<int64_t>(1, gpus / 8), tp, pp,
+                            gpus / (tp * pp), mb, gb, c.seq);
+      if (gpus < 8) w.cores_per_node = gpus;
+      w.precision = Precision::MixedBF16;
+      w.fp32_grads = true;
+      w.sequence_parallel = tp > 1;
+      w.zero = 1;
+      w.virtual_stages = vp;
+      w.checkpointing = Checkpointing::None;
+      w.attention = Attention::Flash;  // Transformer Engine picks a flash backend (cuDNN / FA)
+      c.has_workload = true;
+      c.workload = w;
+      c.model = m;
+      fill_features(c);
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace trnsim::datasets
