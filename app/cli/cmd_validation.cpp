@@ -10,6 +10,7 @@
 #include "cli_args.hpp"
 #include "commands.hpp"
 #include "scenario.hpp"
+#include "trnsim/fork_map.hpp"
 #include "trnsim/json_reader.hpp"
 #include "validation.hpp"
 
@@ -63,6 +64,7 @@ int cmd_validation(const ArgList& argv) {
       .option("seed", "1", "seed of that sample")
       .option("check", "", "thresholds JSON: exit 1 if a dataset's mean abs error exceeds its recorded limit")
       .option("data-dir", "", "directory holding hw/ and models/")
+      .option("jobs", std::to_string(online_cpus()), "worker processes for the fits and predictions (default: every online CPU)")
       .flag("no-leave-out", "skip the leave-one-dataset-out refits")
       .flag("quiet", "no progress lines on stderr");
   if (!a.parse(argv)) return 0;
@@ -75,6 +77,7 @@ int cmd_validation(const ArgList& argv) {
   opt.seed = static_cast<unsigned>(a.integer("seed", 0, 4294967295LL));
   opt.leave_one_out = !a.has("no-leave-out");
   opt.progress = !a.has("quiet");
+  opt.jobs = static_cast<int>(a.integer("jobs", 1, 1024));
   std::error_code ec;
   const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
   std::filesystem::create_directories(out, ec);

@@ -3,7 +3,6 @@
 // the per-family fit of the named hardware parameters.
 #include "validation.hpp"
 
-#include <Eigen/Dense>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,50 +15,11 @@
 #include "scenario.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/fork_map.hpp"
 #include "trnsim/json_reader.hpp"
 
 namespace trnsim {
 namespace {
-
-// A fitted hardware parameter: where it lives in HwSpec and in the hw file (block, key, and the
-// file's unit per HwSpec unit), its bounds and a typical size (the fit works on value / scale,
-// so that parameters in seconds and in fractions are comparable).
-struct ParamDef {
-  const char* name;
-  double lo, hi, scale;
-  double* (*slot)(HwSpec&);
-  const char *file_block, *file_key;
-  double file_unit;
-};
-const ParamDef kParams[] = {
-    {"tensor.efficiency", 0.05, 1.0, 1.0, [](HwSpec& h) { return &h.tensor.efficiency; }, "tensor", "efficiency", 1.0},
-    {"host.dispatch_s", 0.0, 200e-6, 1e-5, [](HwSpec& h) { return &h.host.dispatch_s; }, "host", "dispatch_us", 1e6},
-    {"host.trace_s", 0.0, 2e-3, 1e-4, [](HwSpec& h) { return &h.host.trace_s; }, "host", "trace_us", 1e6},
-};
-const ParamDef& param_def(const std::string& name) {
-  for (const auto& p : kParams)
-    if (name == p.name) return p;
-  throw ConfigError(fmt::format("calibration: unknown parameter \"{}\"; allowed: tensor.efficiency, host.dispatch_s, host.trace_s", name));
-}
-double* parameter_slot(HwSpec& hw, const std::string& name) { return param_def(name).slot(hw); }
-
-}  // namespace
-
-void write_parameter(nlohmann::ordered_json& hw_file, const std::string& name, double value) {
-  const ParamDef& d = param_def(name);
-  hw_file[d.file_block][d.file_key] = std::round(value * d.file_unit * 1e6) / 1e6;  // drops float noise only
-}
-
-namespace {
-
-void apply(HwSpec& hw, const std::string& family, const FamilyParams& p) {
-  auto it = p.find(family);
-  if (it == p.end()) return;
-  for (const auto& [name, value] : it->second) *parameter_slot(hw, name) = value;
-}
-
-// Performance rows as a throughput (bigger = faster), so that one sign convention holds.
-double as_throughput(Metric q, double v) { return q == Metric::IterationTime ? 1.0 / v : v; }
 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -88,27 +48,6 @@ void progress(bool on, const std::string& msg) {
 
 }  // namespace
 
-const std::vector<std::string>& calibration_parameters(const std::string& family) {
-  // Eager PyTorch on GPUs issues every op from the host (host.dispatch_s); torch-xla on Neuron
-  // traces every micro-step's graph on the host, overlapped with the device (host.trace_s). How
-  // much either costs is a property of the host + framework, in no datasheet. Gaudi (SynapseAI
-  // lazy mode) would have the second too, but its two calibration rows cannot identify two
-  // parameters; it keeps tensor.efficiency alone.
-  static const std::vector<std::string> eager = {"tensor.efficiency", "host.dispatch_s"};
-  static const std::vector<std::string> lazy = {"tensor.efficiency", "host.trace_s"};
-  static const std::vector<std::string> compiled = {"tensor.efficiency"};
-  if (family == "a100" || family == "h100") return eager;
-  return family == "trainium" ? lazy : compiled;
-}
-
-std::vector<std::string> family_hw_files(const std::string& family) {
-  if (family == "trainium") return {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"};
-  if (family == "gaudi") return {"dl1.24xlarge"};
-  if (family == "a100") return {"p4d.24xlarge", "dgx-a100-80g", "vtrain-a100"};
-  if (family == "h100") return {"dgx-h100", "p5.48xlarge"};
-  return {};
-}
-
 bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status) {
   if (!c.has_workload) {
     status = "not expressible: " + c.not_expressible;
@@ -116,7 +55,7 @@ bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predic
   }
   try {
     Scenario s = make_scenario(c.workload, c.model, /*allow_oom=*/true);
-    apply(s.hw, c.family, p);
+    apply_family_params(s.hw, c.family, p);
     const auto& peak = peak_stage(s.memory);
     switch (c.quantity) {
       case Metric::StatesGiB: {
@@ -199,98 +138,90 @@ std::vector<ValidationCase> load_corpus(const ValidationOptions& opt) {
   return all;
 }
 
-FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::string& exclude, nlohmann::json* log) {
-  std::map<std::string, std::vector<const ValidationCase*>> by_family;
-  for (const auto& c : cases)
-    if (c.calibration && c.dataset != exclude) by_family[c.family].push_back(&c);
-  FamilyParams out;
-  for (const auto& entry : by_family) {
-    const std::string& family = entry.first;  // named, not bound: lambdas below capture them
-    const std::vector<const ValidationCase*>& rows = entry.second;
-    const auto& names = calibration_parameters(family);
-    const auto files = family_hw_files(family);
-    if (files.empty()) continue;
-    HwSpec start = load_hw_spec(hw_path(files.front()));
-    // x holds value / scale of each parameter.
-    const auto idx = [](size_t k) { return static_cast<Eigen::Index>(k); };
-    Eigen::VectorXd x(idx(names.size())), lo(idx(names.size())), hi(idx(names.size()));
-    for (size_t k = 0; k < names.size(); ++k) {
-      const ParamDef& d = param_def(names[k]);
-      x(idx(k)) = *d.slot(start) / d.scale;
-      lo(idx(k)) = d.lo / d.scale;
-      hi(idx(k)) = d.hi / d.scale;
+namespace {
+
+// One row of validation.json: the case, its layout, and its prediction (or why there is none),
+// with the leave-one-dataset-out error where that fit exists.
+nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, const std::map<std::string, FamilyParams>& lodo,
+                          bool leave_one_out) {
+  nlohmann::json j = {{"dataset", c.dataset}, {"row", c.row},           {"label", c.label},
+                      {"family", c.family},   {"model", c.model_name}, {"quantity", to_string(c.quantity)},
+                      {"unit", unit_of(c.quantity)}, {"measured", c.measured}, {"calibration", c.calibration},
+                      {"params_b", c.params_b}, {"gpus", c.gpus}, {"tp", c.tp}, {"pp", c.pp}, {"seq", c.seq}};
+  if (c.has_workload)
+    j["layout"] = fmt::format("TP{} PP{} DP{} VP{} mb{} gb{} seq{} {} {}{}", c.workload.tp, c.workload.pp,
+                              c.workload.dp, c.workload.virtual_stages, c.workload.micro_batch,
+                              c.workload.global_batch, c.workload.seq_len, to_string(c.workload.precision),
+                              to_string(c.workload.checkpointing), c.workload.sequence_parallel ? " SP" : "");
+  double pred = 0;
+  std::string status;
+  if (predict_case(c, params, pred, status)) {
+    j["status"] = c.calibration ? "calibration" : "predicted";
+    j["predicted"] = pred;
+    j["error_pct"] = 100 * signed_error(c, pred);
+    const auto it = lodo.find(c.dataset);
+    if (leave_one_out && is_performance(c.quantity) && it != lodo.end()) {
+      double p2 = 0;
+      std::string s2;
+      if (predict_case(c, it->second, p2, s2)) j["error_lodo_pct"] = 100 * signed_error(c, p2);
     }
-    auto residual = [&](const Eigen::VectorXd& v) {
-      FamilyParams p;
-      for (size_t k = 0; k < names.size(); ++k) p[family][names[k]] = v(idx(k)) * param_def(names[k]).scale;
-      Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
-      for (size_t i = 0; i < rows.size(); ++i) {
-        double pred = 0;
-        std::string status;
-        if (!predict_case(*rows[i], p, pred, status))
-          throw ConfigError(fmt::format("calibration row {} row {} cannot run: {}", rows[i]->dataset, rows[i]->row, status));
-        r(static_cast<Eigen::Index>(i)) = std::log(as_throughput(rows[i]->quantity, pred) /
-                                                   as_throughput(rows[i]->quantity, rows[i]->measured));
-      }
-      return r;
-    };
-    // Gauss-Newton on log throughput (finite-difference Jacobian), parameters kept in their bounds,
-    // with a backtracking line search: the step time is piecewise smooth (schedules change at
-    // thresholds), so a full step near the optimum can overshoot and the plain iteration cycled
-    // between two points ~1e-3 apart for all 30 iterations (93 residual evaluations). A step is
-    // taken only if it lowers the squared residual (halving it up to 6 times); the fit stops when
-    // no step does, or the gain is below 1e-9 of the residual.
-    int it = 0;
-    Eigen::VectorXd r = residual(x);
-    for (it = 1; it <= 30; ++it) {
-      Eigen::MatrixXd J(r.size(), x.size());
-      for (Eigen::Index k = 0; k < x.size(); ++k) {
-        Eigen::VectorXd xp = x;
-        xp(k) += 1e-4;
-        J.col(k) = (residual(xp) - r) / 1e-4;
-      }
-      // Active set: a parameter at a bound whose step points outward is held there and the step
-      // is solved for the others (else the clipped step goes nowhere and the fit stalls).
-      Eigen::VectorXd step = J.colPivHouseholderQr().solve(-r);
-      for (Eigen::Index k = 0; k < x.size(); ++k)
-        if ((x(k) <= lo(k) && step(k) < 0) || (x(k) >= hi(k) && step(k) > 0)) J.col(k).setZero();
-      step = J.colPivHouseholderQr().solve(-r);
-      const double before = r.squaredNorm();
-      bool improved = false;
-      double moved = 0;
-      for (double alpha = 1.0; alpha >= 1.0 / 64 && !improved; alpha /= 2) {
-        const Eigen::VectorXd next = (x + alpha * step).cwiseMax(lo).cwiseMin(hi);
-        const Eigen::VectorXd rn = residual(next);
-        if (rn.squaredNorm() < before) {
-          moved = (next - x).norm();
-          x = next;
-          r = rn;
-          improved = true;
-        }
-      }
-      if (!improved || moved < 1e-6 || before - r.squaredNorm() < 1e-9 * before) break;
-    }
-    for (size_t k = 0; k < names.size(); ++k)  // 4 significant decimals of the scaled value
-      out[family][names[k]] = std::round(x(idx(k)) * 1e4) / 1e4 * param_def(names[k]).scale;
-    if (log) {
-      nlohmann::json rows_j = nlohmann::json::array();
-      for (const auto* c : rows) rows_j.push_back(fmt::format("{} row {} ({})", c->dataset, c->row, c->label));
-      (*log)[family] = {{"parameters", out[family]},
-                        {"rows", rows_j},
-                        {"iterations", it},
-                        {"rms_log_residual", std::sqrt(r.squaredNorm() / static_cast<double>(r.size()))},
-                        {"hw_files", files}};
-    }
+  } else {
+    j["status"] = status.rfind("not expressible", 0) == 0 ? "not expressible" : "refused";
+    j["reason"] = status.rfind("not expressible: ", 0) == 0 ? c.not_expressible : status;
   }
-  return out;
+  return j;
 }
+
+}  // namespace
 
 nlohmann::json run_validation(const ValidationOptions& opt) {
   progress(opt.progress, "loading datasets and choosing calibration rows by the declared rule");
   const auto cases = load_corpus(opt);
+  // The fits: each family on all its calibration rows, and for each dataset d the families d
+  // has calibration rows in, without d (leave-one-dataset-out). Every other (d, family) pair has
+  // the same rows as the full fit, hence the same parameters. Independent tasks: fork_map runs
+  // them on every core, the longest (most rows) first.
+  struct FitTask {
+    std::string exclude, family;
+    size_t rows = 0;
+  };
+  std::vector<FitTask> fit_tasks;
+  std::map<std::string, std::set<std::string>> calibrated_in;  // dataset -> families it calibrates
+  {
+    std::map<std::string, size_t> per_family;
+    for (const auto& c : cases)
+      if (c.calibration) {
+        ++per_family[c.family];
+        calibrated_in[c.dataset].insert(c.family);
+      }
+    for (const auto& [family, n] : per_family) fit_tasks.push_back({"", family, n});
+    if (opt.leave_one_out)
+      for (const auto& [d, fams] : calibrated_in)
+        for (const auto& f : fams) fit_tasks.push_back({d, f, per_family[f]});
+    std::stable_sort(fit_tasks.begin(), fit_tasks.end(), [](const FitTask& x, const FitTask& y) { return x.rows > y.rows; });
+  }
+  const size_t lodo_fits = static_cast<size_t>(
+      std::count_if(fit_tasks.begin(), fit_tasks.end(), [](const FitTask& t) { return !t.exclude.empty(); }));
+  progress(opt.progress, fmt::format("fitting per-family hardware parameters: {} fits ({} with a dataset left out) on {} worker(s)",
+                                     fit_tasks.size(), lodo_fits, std::max(1, opt.jobs)));
+  const auto fitted = fork_map(fit_tasks.size(), opt.jobs, [&](size_t i) {
+    nlohmann::json log = nlohmann::json::object();
+    const auto p = fit_family(cases, fit_tasks[i].family, fit_tasks[i].exclude, fit_tasks[i].exclude.empty() ? &log : nullptr);
+    return nlohmann::json{{"parameters", p}, {"log", log}}.dump();
+  });
   nlohmann::json fit_log = nlohmann::json::object();
-  progress(opt.progress, "fitting per-family hardware parameters on the calibration rows");
-  const FamilyParams params = fit_families(cases, "", &fit_log);
+  FamilyParams params;
+  std::map<std::pair<std::string, std::string>, std::map<std::string, double>> lodo_fit;
+  for (size_t i = 0; i < fit_tasks.size(); ++i) {
+    const auto j = nlohmann::json::parse(fitted[i]);
+    const auto p = j["parameters"].get<std::map<std::string, double>>();
+    if (fit_tasks[i].exclude.empty()) {
+      if (!p.empty()) params[fit_tasks[i].family] = p;
+      for (auto it = j["log"].begin(); it != j["log"].end(); ++it) fit_log[it.key()] = it.value();
+    } else {
+      lodo_fit[{fit_tasks[i].exclude, fit_tasks[i].family}] = p;
+    }
+  }
   // Hardware files must carry the fitted values, or the seed reproduction and `trnsim run`
   // would disagree with this report.
   nlohmann::json stale = nlohmann::json::array();
@@ -298,7 +229,7 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     for (const auto& file : family_hw_files(family)) {
       HwSpec hw = load_hw_spec(hw_path(file));
       for (const auto& [name, v] : ps)
-        if (std::abs(*parameter_slot(hw, name) - v) > 5e-4 * param_def(name).scale)
+        if (std::abs(*parameter_slot(hw, name) - v) > 5e-4 * parameter_scale(name))
           stale.push_back(fmt::format("hw/{}.json {} = {} (fit: {})", file, name, *parameter_slot(hw, name), v));
     }
   std::map<std::string, FamilyParams> lodo;  // dataset -> parameters fitted without it
@@ -307,45 +238,36 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     std::set<std::string> ds;
     for (const auto& c : cases) ds.insert(c.dataset);
     for (const auto& d : ds) {
-      progress(opt.progress, "leave-one-dataset-out fit without " + d);
-      lodo[d] = fit_families(cases, d);
+      FamilyParams& l = lodo[d];
+      for (const auto& [family, p] : params) {
+        if (!calibrated_in[d].count(family)) l[family] = p;
+        else if (const auto& q = lodo_fit[{d, family}]; !q.empty()) l[family] = q;
+      }
       std::set<std::string> fams;
       for (const auto& c : cases)
         if (c.dataset == d && c.has_workload) fams.insert(c.family);
       for (const auto& f : fams)
-        if (!lodo[d].count(f)) lodo_unfitted[d].push_back(f);
+        if (!l.count(f)) lodo_unfitted[d].push_back(f);
     }
   }
+  // The predictions: independent rows, in chunks over the same workers; results come back in order.
+  const size_t chunk = 16, n_chunks = (cases.size() + chunk - 1) / chunk;
+  size_t reported = 0;
+  const auto predicted = fork_map(
+      n_chunks, opt.jobs,
+      [&](size_t k) {
+        nlohmann::json out = nlohmann::json::array();
+        for (size_t i = k * chunk; i < std::min(cases.size(), (k + 1) * chunk); ++i) out.push_back(row_result(cases[i], params, lodo, opt.leave_one_out));
+        return out.dump();
+      },
+      [&](size_t done, size_t) {
+        const size_t rows_done = std::min(cases.size(), done * chunk);
+        if (opt.progress && rows_done / 200 > reported / 200) progress(true, fmt::format("{} / {} rows", rows_done, cases.size()));
+        reported = rows_done;
+      });
   nlohmann::json rows = nlohmann::json::array();
-  size_t done = 0;
-  for (const auto& c : cases) {
-    if (opt.progress && ++done % 200 == 0) progress(true, fmt::format("{} / {} rows", done, cases.size()));
-    nlohmann::json j = {{"dataset", c.dataset}, {"row", c.row},           {"label", c.label},
-                        {"family", c.family},   {"model", c.model_name}, {"quantity", to_string(c.quantity)},
-                        {"unit", unit_of(c.quantity)}, {"measured", c.measured}, {"calibration", c.calibration},
-                        {"params_b", c.params_b}, {"gpus", c.gpus}, {"tp", c.tp}, {"pp", c.pp}, {"seq", c.seq}};
-    if (c.has_workload)
-      j["layout"] = fmt::format("TP{} PP{} DP{} VP{} mb{} gb{} seq{} {} {}{}", c.workload.tp, c.workload.pp,
-                                c.workload.dp, c.workload.virtual_stages, c.workload.micro_batch,
-                                c.workload.global_batch, c.workload.seq_len, to_string(c.workload.precision),
-                                to_string(c.workload.checkpointing), c.workload.sequence_parallel ? " SP" : "");
-    double pred = 0;
-    std::string status;
-    if (predict_case(c, params, pred, status)) {
-      j["status"] = c.calibration ? "calibration" : "predicted";
-      j["predicted"] = pred;
-      j["error_pct"] = 100 * signed_error(c, pred);
-      if (opt.leave_one_out && is_performance(c.quantity) && lodo.count(c.dataset)) {
-        double p2 = 0;
-        std::string s2;
-        if (predict_case(c, lodo[c.dataset], p2, s2)) j["error_lodo_pct"] = 100 * signed_error(c, p2);
-      }
-    } else {
-      j["status"] = status.rfind("not expressible", 0) == 0 ? "not expressible" : "refused";
-      j["reason"] = status.rfind("not expressible: ", 0) == 0 ? c.not_expressible : status;
-    }
-    rows.push_back(j);
-  }
+  for (const auto& part : predicted)
+    for (auto& r : nlohmann::json::parse(part)) rows.push_back(std::move(r));
   // Summaries: per dataset x quantity, per family (performance quantities), blockers.
   auto summarise = [&](auto key_of) {
     std::map<std::string, nlohmann::json> acc;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hw_spec.hpp"
 #include "validation_case.hpp"
 
 namespace trnsim {
@@ -21,6 +22,7 @@ struct ValidationOptions {
   unsigned seed = 1;
   bool leave_one_out = true;
   bool progress = true;               // one status line per stage on stderr
+  int jobs = 1;                       // worker processes for the fits and the predictions (fork_map)
 };
 
 // The named hardware parameters fitted per family (at most three each).
@@ -35,6 +37,15 @@ std::vector<ValidationCase> load_corpus(const ValidationOptions& opt);
 // Fits every family that has calibration rows; families without keep their hw-file values.
 FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::string& exclude_dataset = "",
                           nlohmann::json* log = nullptr);
+// One family's fit (validation_fit.cpp); empty when it has no calibration rows outside `exclude`.
+std::map<std::string, double> fit_family(const std::vector<ValidationCase>& cases, const std::string& family,
+                                         const std::string& exclude, nlohmann::json* log = nullptr);
+// Where a fitted parameter lives in HwSpec, its typical size, and the family's values applied to a spec.
+double* parameter_slot(HwSpec& hw, const std::string& name);
+double parameter_scale(const std::string& name);
+void apply_family_params(HwSpec& hw, const std::string& family, const FamilyParams& p);
+// Performance quantities as a throughput (bigger = faster), so that one sign convention holds.
+double as_throughput(Metric q, double v);
 // The prediction of one case under the given parameters. Returns false and sets `status`
 // ("refused: ...") when trnsim rejects a configuration that ran.
 bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status);

@@ -1,0 +1,173 @@
+// validation_fit.cpp — the declared calibration: which named hardware parameters each family
+// fits (at most three), where they live in HwSpec and in the hw files, and the bounded
+// Gauss-Newton fit on the calibration rows the rule picked (validation.cpp).
+#include <Eigen/Dense>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+
+#include "scenario.hpp"
+#include "trnsim/error.hpp"
+#include "validation.hpp"
+
+namespace trnsim {
+namespace {
+
+// A fitted hardware parameter: where it lives in HwSpec and in the hw file (block, key, and the
+// file's unit per HwSpec unit), its bounds and a typical size (the fit works on value / scale,
+// so that parameters in seconds and in fractions are comparable).
+struct ParamDef {
+  const char* name;
+  double lo, hi, scale;
+  double* (*slot)(HwSpec&);
+  const char *file_block, *file_key;
+  double file_unit;
+};
+const ParamDef kParams[] = {
+    {"tensor.efficiency", 0.05, 1.0, 1.0, [](HwSpec& h) { return &h.tensor.efficiency; }, "tensor", "efficiency", 1.0},
+    {"host.dispatch_s", 0.0, 200e-6, 1e-5, [](HwSpec& h) { return &h.host.dispatch_s; }, "host", "dispatch_us", 1e6},
+    {"host.trace_s", 0.0, 2e-3, 1e-4, [](HwSpec& h) { return &h.host.trace_s; }, "host", "trace_us", 1e6},
+};
+const ParamDef& param_def(const std::string& name) {
+  for (const auto& p : kParams)
+    if (name == p.name) return p;
+  throw ConfigError(fmt::format("calibration: unknown parameter \"{}\"; allowed: tensor.efficiency, host.dispatch_s, host.trace_s", name));
+}
+}  // namespace
+
+double* parameter_slot(HwSpec& hw, const std::string& name) { return param_def(name).slot(hw); }
+double parameter_scale(const std::string& name) { return param_def(name).scale; }
+
+void write_parameter(nlohmann::ordered_json& hw_file, const std::string& name, double value) {
+  const ParamDef& d = param_def(name);
+  hw_file[d.file_block][d.file_key] = std::round(value * d.file_unit * 1e6) / 1e6;  // drops float noise only
+}
+
+void apply_family_params(HwSpec& hw, const std::string& family, const FamilyParams& p) {
+  auto it = p.find(family);
+  if (it == p.end()) return;
+  for (const auto& [name, value] : it->second) *parameter_slot(hw, name) = value;
+}
+
+// Performance rows as a throughput (bigger = faster), so that one sign convention holds.
+double as_throughput(Metric q, double v) { return q == Metric::IterationTime ? 1.0 / v : v; }
+
+const std::vector<std::string>& calibration_parameters(const std::string& family) {
+  // Eager PyTorch on GPUs issues every op from the host (host.dispatch_s); torch-xla on Neuron
+  // traces every micro-step's graph on the host, overlapped with the device (host.trace_s). How
+  // much either costs is a property of the host + framework, in no datasheet. Gaudi (SynapseAI
+  // lazy mode) would have the second too, but its two calibration rows cannot identify two
+  // parameters; it keeps tensor.efficiency alone.
+  static const std::vector<std::string> eager = {"tensor.efficiency", "host.dispatch_s"};
+  static const std::vector<std::string> lazy = {"tensor.efficiency", "host.trace_s"};
+  static const std::vector<std::string> compiled = {"tensor.efficiency"};
+  if (family == "a100" || family == "h100") return eager;
+  return family == "trainium" ? lazy : compiled;
+}
+
+std::vector<std::string> family_hw_files(const std::string& family) {
+  if (family == "trainium") return {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"};
+  if (family == "gaudi") return {"dl1.24xlarge"};
+  if (family == "a100") return {"p4d.24xlarge", "dgx-a100-80g", "vtrain-a100"};
+  if (family == "h100") return {"dgx-h100", "p5.48xlarge"};
+  return {};
+}
+
+// One family's fit on its calibration rows (dataset `exclude` left out); empty when none remain.
+std::map<std::string, double> fit_family(const std::vector<ValidationCase>& cases, const std::string& family,
+                                         const std::string& exclude, nlohmann::json* log) {
+  std::vector<const ValidationCase*> rows;
+  for (const auto& c : cases)
+    if (c.calibration && c.family == family && c.dataset != exclude) rows.push_back(&c);
+  const auto& names = calibration_parameters(family);
+  const auto files = family_hw_files(family);
+  FamilyParams out;
+  if (rows.empty() || files.empty()) return {};
+  HwSpec start = load_hw_spec(hw_path(files.front()));
+  // x holds value / scale of each parameter.
+  const auto idx = [](size_t k) { return static_cast<Eigen::Index>(k); };
+  Eigen::VectorXd x(idx(names.size())), lo(idx(names.size())), hi(idx(names.size()));
+  for (size_t k = 0; k < names.size(); ++k) {
+    const ParamDef& d = param_def(names[k]);
+    x(idx(k)) = *d.slot(start) / d.scale;
+    lo(idx(k)) = d.lo / d.scale;
+    hi(idx(k)) = d.hi / d.scale;
+  }
+  auto residual = [&](const Eigen::VectorXd& v) {
+    FamilyParams p;
+    for (size_t k = 0; k < names.size(); ++k) p[family][names[k]] = v(idx(k)) * param_def(names[k]).scale;
+    Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      double pred = 0;
+      std::string status;
+      if (!predict_case(*rows[i], p, pred, status))
+        throw ConfigError(fmt::format("calibration row {} row {} cannot run: {}", rows[i]->dataset, rows[i]->row, status));
+      r(static_cast<Eigen::Index>(i)) = std::log(as_throughput(rows[i]->quantity, pred) /
+                                                 as_throughput(rows[i]->quantity, rows[i]->measured));
+    }
+    return r;
+  };
+  // Gauss-Newton on log throughput (finite-difference Jacobian), parameters kept in their bounds,
+  // with a backtracking line search: the step time is piecewise smooth (schedules change at
+  // thresholds), so a full step near the optimum can overshoot and the plain iteration cycled
+  // between two points ~1e-3 apart for all 30 iterations (93 residual evaluations). A step is
+  // taken only if it lowers the squared residual (halving it up to 6 times); the fit stops when
+  // no step does, or the gain is below 1e-9 of the residual.
+  int it = 0;
+  Eigen::VectorXd r = residual(x);
+  for (it = 1; it <= 30; ++it) {
+    Eigen::MatrixXd J(r.size(), x.size());
+    for (Eigen::Index k = 0; k < x.size(); ++k) {
+      Eigen::VectorXd xp = x;
+      xp(k) += 1e-4;
+      J.col(k) = (residual(xp) - r) / 1e-4;
+    }
+    // Active set: a parameter at a bound whose step points outward is held there and the step
+    // is solved for the others (else the clipped step goes nowhere and the fit stalls).
+    Eigen::VectorXd step = J.colPivHouseholderQr().solve(-r);
+    for (Eigen::Index k = 0; k < x.size(); ++k)
+      if ((x(k) <= lo(k) && step(k) < 0) || (x(k) >= hi(k) && step(k) > 0)) J.col(k).setZero();
+    step = J.colPivHouseholderQr().solve(-r);
+    const double before = r.squaredNorm();
+    bool improved = false;
+    double moved = 0;
+    for (double alpha = 1.0; alpha >= 1.0 / 64 && !improved; alpha /= 2) {
+      const Eigen::VectorXd next = (x + alpha * step).cwiseMax(lo).cwiseMin(hi);
+      const Eigen::VectorXd rn = residual(next);
+      if (rn.squaredNorm() < before) {
+        moved = (next - x).norm();
+        x = next;
+        r = rn;
+        improved = true;
+      }
+    }
+    if (!improved || moved < 1e-6 || before - r.squaredNorm() < 1e-9 * before) break;
+  }
+  for (size_t k = 0; k < names.size(); ++k)  // 4 significant decimals of the scaled value
+    out[family][names[k]] = std::round(x(idx(k)) * 1e4) / 1e4 * param_def(names[k]).scale;
+  if (log) {
+    nlohmann::json rows_j = nlohmann::json::array();
+    for (const auto* c : rows) rows_j.push_back(fmt::format("{} row {} ({})", c->dataset, c->row, c->label));
+    (*log)[family] = {{"parameters", out[family]},
+                      {"rows", rows_j},
+                      {"iterations", it},
+                      {"rms_log_residual", std::sqrt(r.squaredNorm() / static_cast<double>(r.size()))},
+                      {"hw_files", files}};
+  }
+  return out[family];
+}
+
+FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::string& exclude, nlohmann::json* log) {
+  std::set<std::string> families;
+  for (const auto& c : cases)
+    if (c.calibration && c.dataset != exclude) families.insert(c.family);
+  FamilyParams out;
+  for (const auto& family : families) {
+    auto p = fit_family(cases, family, exclude, log);
+    if (!p.empty()) out[family] = std::move(p);
+  }
+  return out;
+}
+
+}  // namespace trnsim
