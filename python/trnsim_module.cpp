@@ -148,13 +148,52 @@ py::dict campaign(const py::object& workload, const py::kwargs& kwargs) {
   return to_python(j);
 }
 
+py::dict search(const std::string& model, const py::object& hw, const py::object& nodes, const py::kwargs& kwargs) {
+  if (kwargs.contains("out")) throw trnsim::UsageError("trnsim.search: no out= here; the result is returned");
+  std::vector<std::string> argv = to_argv(kwargs);
+  py::kwargs required;
+  required["model"] = model;
+  required["hw"] = hw;
+  required["nodes"] = nodes;
+  const auto head = to_argv(required);
+  argv.insert(argv.begin(), head.begin(), head.end());
+  trnsim::Args a = trnsim::search_args();
+  if (!a.parse(argv)) throw trnsim::UsageError("trnsim.search: help is `trnsim search --help`");
+  trnsim::SearchOptions o = trnsim::search_options(a);
+  o.progress = false;
+  nlohmann::json doc;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(g_kernel);
+    doc = trnsim::search_checked(o);
+  }
+  return to_python(doc);
+}
+
+py::dict validation(const py::kwargs& kwargs) {
+  for (const char* k : {"out", "check"})
+    if (kwargs.contains(k)) throw trnsim::UsageError(std::string("trnsim.validation: no ") + k + "= here; the result is returned");
+  trnsim::Args a = trnsim::validation_args();
+  if (!a.parse(to_argv(kwargs))) throw trnsim::UsageError("trnsim.validation: help is `trnsim validation --help`");
+  trnsim::ValidationOptions o = trnsim::validation_options(a);
+  o.progress = false;
+  nlohmann::json v;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(g_kernel);
+    v = trnsim::run_validation(o);
+  }
+  return to_python(v);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(trnsim, m) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   m.doc() =
       "trnsim: performance model of LLM training on accelerator clusters (the same C++ as the trnsim CLI).\n"
-      "run(), validate(), sweep(), sweep_report(), campaign(); results are the CLI's --format json documents.";
+      "run(), validate(), search(), validation(), sweep(), sweep_report(), campaign(); results are the CLI's JSON\n"
+      "documents (the same schema as the files `trnsim run --format json`, `search` and `validation` write).";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -200,6 +239,13 @@ PYBIND11_MODULE(trnsim, m) {
         "A whole training run with failures (the `trnsim campaign --format json` document). Keyword arguments\n"
         "are the CLI's options with underscores: tokens=, mtbf_node_hours=, checkpoint_interval=, recovery=,\n"
         "storage_GBps=, async_save=True, trials=, seed= ...");
+  m.def("search", &search, py::arg("model"), py::arg("hw"), py::arg("nodes"),
+        "Exact top-K layouts by throughput and by cost to train, and the Pareto front (the document `trnsim search`\n"
+        "writes to PREFIX.json). Keyword arguments are the CLI's options with underscores: seq=, global_batch=,\n"
+        "axes='tp=1,2;zero=1', top_k=, train_tokens=, exhaustive=True.");
+  m.def("validation", &validation,
+        "Predict the validation corpus (the document `trnsim validation` writes to validation.json). Keyword\n"
+        "arguments: dataset='seed,korthikanti2022', data=, sample_single=, seed=, jobs=, no_leave_out=True.");
   m.def("set_data_dir", &trnsim::set_data_dir, py::arg("path"), "Directory holding hw/ and models/ (like --data-dir).");
   m.def("data_dir", &trnsim::data_dir, "The directory hw/ and models/ are read from.");
 }

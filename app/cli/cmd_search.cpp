@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli_args.hpp"
+#include "command_api.hpp"
 #include "commands.hpp"
 #include "scenario.hpp"
 #include "search.hpp"
@@ -13,7 +14,7 @@
 
 namespace trnsim {
 
-int cmd_search(const ArgList& argv) {
+Args search_args() {
   Args a("search", "--model M --hw H[,H...] --nodes N[,N...] [options]",
          "Find the top-K layouts by throughput and by cost to train, and the Pareto front of time vs cost, over\n"
          "every layout: TP any divisor of the heads (within or across nodes), PP any divisor of the layers, virtual\n"
@@ -32,7 +33,10 @@ int cmd_search(const ArgList& argv) {
       .flag("exhaustive", "simulate every layout that fits (slow; the exactness reference)")
       .option("out", "search", "output prefix: writes PREFIX.json and PREFIX.md")
       .option("data-dir", "", "directory holding hw/ and models/");
-  if (!a.parse(argv)) return 0;
+  return a;
+}
+
+SearchOptions search_options(const Args& a) {
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   for (const char* req : {"model", "hw", "nodes"})
     if (a.get(req).empty()) throw UsageError(fmt::format("trnsim search: --{} is required; see --help", req));
@@ -47,10 +51,21 @@ int cmd_search(const ArgList& argv) {
   o.train_tokens = a.number("train-tokens", 1e6, 1e16);
   o.exhaustive = a.has("exhaustive");
   o.progress = isatty(2);
-  const nlohmann::json doc = run_search(o);
+  return o;
+}
+
+nlohmann::json search_checked(const SearchOptions& o) {
+  nlohmann::json doc = run_search(o);
   if (doc["counts"]["enumerated"].get<size_t>() == 0)
     throw UsageError("trnsim search: the space is empty: no layout of these --nodes and --axes passes the divisibility "
                      "checks (TP dividing the heads and a node, PP the layers, DP the global batch); widen them");
+  return doc;
+}
+
+int cmd_search(const ArgList& argv) {
+  Args a = search_args();
+  if (!a.parse(argv)) return 0;
+  const nlohmann::json doc = search_checked(search_options(a));
   const std::string prefix = a.get("out");
   write_file_atomically(prefix + ".json", doc.dump(2) + "\n");
   write_file_atomically(prefix + ".md", search_markdown(doc));

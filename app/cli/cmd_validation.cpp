@@ -8,6 +8,7 @@
 
 #include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
+#include "command_api.hpp"
 #include "commands.hpp"
 #include "scenario.hpp"
 #include "trnsim/fork_map.hpp"
@@ -51,7 +52,7 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
 
 }  // namespace
 
-int cmd_validation(const ArgList& argv) {
+Args validation_args() {
   Args a("validation", "[options]",
          "Predict every row of the public validation corpus (Korthikanti 2022, vTrain, AWS Neuron trn1 tables,\n"
          "NVIDIA NeMo tables, and the seed rows), fit the declared per-family hardware parameters on the rows\n"
@@ -67,7 +68,10 @@ int cmd_validation(const ArgList& argv) {
       .option("jobs", std::to_string(online_cpus()), "worker processes for the fits and predictions (default: every online CPU)")
       .flag("no-leave-out", "skip the leave-one-dataset-out refits")
       .flag("quiet", "no progress lines on stderr");
-  if (!a.parse(argv)) return 0;
+  return a;
+}
+
+ValidationOptions validation_options(const Args& a) {
   if (!a.positional().empty()) throw UsageError("trnsim validation: takes no positional arguments; see --help");
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   ValidationOptions opt;
@@ -78,6 +82,13 @@ int cmd_validation(const ArgList& argv) {
   opt.leave_one_out = !a.has("no-leave-out");
   opt.progress = !a.has("quiet");
   opt.jobs = static_cast<int>(a.integer("jobs", 1, 1024));
+  return opt;
+}
+
+int cmd_validation(const ArgList& argv) {
+  Args a = validation_args();
+  if (!a.parse(argv)) return 0;
+  const ValidationOptions opt = validation_options(a);
   std::error_code ec;
   const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
   std::filesystem::create_directories(out, ec);

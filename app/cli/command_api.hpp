@@ -7,7 +7,9 @@
 
 #include "cli_args.hpp"
 #include "scenario.hpp"
+#include "search.hpp"
 #include "sweep.hpp"
+#include "validation.hpp"
 
 namespace trnsim {
 
@@ -17,5 +19,13 @@ SweepOptions sweep_options(const Args& parsed);
 Args campaign_args();
 // The campaign of the workload named by the positional argument, or of `given` when not null.
 nlohmann::json campaign_json(const Args& parsed, const Scenario* given = nullptr);
+
+Args search_args();
+SearchOptions search_options(const Args& parsed);
+// run_search, with an empty space a UsageError (as the CLI reports it).
+nlohmann::json search_checked(const SearchOptions& o);
+
+Args validation_args();
+ValidationOptions validation_options(const Args& parsed);  // --out and --check are the CLI's alone
 
 }  // namespace trnsim
