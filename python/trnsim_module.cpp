@@ -72,6 +72,19 @@ std::vector<std::string> to_argv(const py::kwargs& kwargs) {
   return argv;
 }
 
+// --model --hw --nodes first, then the keyword options: the argv of `trnsim sweep` / `trnsim search`.
+std::vector<std::string> space_argv(const std::string& model, const py::object& hw, const py::object& nodes,
+                                    const py::kwargs& kwargs) {
+  py::kwargs required;
+  required["model"] = model;
+  required["hw"] = hw;
+  required["nodes"] = nodes;
+  std::vector<std::string> argv = to_argv(required);
+  const auto rest = to_argv(kwargs);
+  argv.insert(argv.end(), rest.begin(), rest.end());
+  return argv;
+}
+
 trnsim::Scenario scenario_of(const py::handle& workload) {
   if (is_path(workload)) return trnsim::load_scenario(path_of(workload));
   return trnsim::scenario_from_json(from_python(workload, "<workload dict>"), "<workload dict>");
@@ -109,13 +122,7 @@ void validate(const py::object& obj) {
 nlohmann::json sweep_doc(const std::string& model, const py::object& hw, const py::object& nodes, const py::kwargs& kwargs) {
   if (kwargs.contains("out"))
     throw trnsim::UsageError("trnsim.sweep: no out= here; the result is returned (write it with pandas or json)");
-  std::vector<std::string> argv = to_argv(kwargs);
-  py::kwargs required;
-  required["model"] = model;
-  required["hw"] = hw;
-  required["nodes"] = nodes;
-  const auto head = to_argv(required);
-  argv.insert(argv.begin(), head.begin(), head.end());
+  const std::vector<std::string> argv = space_argv(model, hw, nodes, kwargs);
   trnsim::Args a = trnsim::sweep_args();
   if (!a.parse(argv)) throw trnsim::UsageError("trnsim.sweep: help is `trnsim sweep --help`");
   trnsim::SweepOptions o = trnsim::sweep_options(a);
@@ -150,13 +157,7 @@ py::dict campaign(const py::object& workload, const py::kwargs& kwargs) {
 
 py::dict search(const std::string& model, const py::object& hw, const py::object& nodes, const py::kwargs& kwargs) {
   if (kwargs.contains("out")) throw trnsim::UsageError("trnsim.search: no out= here; the result is returned");
-  std::vector<std::string> argv = to_argv(kwargs);
-  py::kwargs required;
-  required["model"] = model;
-  required["hw"] = hw;
-  required["nodes"] = nodes;
-  const auto head = to_argv(required);
-  argv.insert(argv.begin(), head.begin(), head.end());
+  const std::vector<std::string> argv = space_argv(model, hw, nodes, kwargs);
   trnsim::Args a = trnsim::search_args();
   if (!a.parse(argv)) throw trnsim::UsageError("trnsim.search: help is `trnsim search --help`");
   trnsim::SearchOptions o = trnsim::search_options(a);

@@ -82,6 +82,30 @@ try:
 except ImportError:
     print("pandas not installed: DataFrame check skipped")
 
+# search and validation (issue 27): the CLI's documents for the same options (timings aside).
+search_opts = dict(seq=2048, global_batch=64, top_k=3, axes="zero=1;recompute=selective;attention=flash")
+doc = trnsim.search("hlat-7b", "trn1.32xlarge", 1, **search_opts)
+with tempfile.TemporaryDirectory() as tmp:
+    subprocess.run([cli, "search", "--model", "hlat-7b", "--hw", "trn1.32xlarge", "--nodes", "1", "--seq", "2048",
+                    "--global-batch", "64", "--top-k", "3", "--axes", "zero=1;recompute=selective;attention=flash",
+                    "--out", f"{tmp}/s"], check=True, capture_output=True)
+    cli_doc = json.load(open(f"{tmp}/s.json"))
+for key in ("top_by_throughput", "top_by_cost", "pareto", "counts"):
+    assert doc[key] == cli_doc[key], f"module search differs from the CLI's in {key}"
+v = trnsim.validation(dataset="seed", no_leave_out=True, jobs=2)
+with tempfile.TemporaryDirectory() as tmp:
+    subprocess.run([cli, "validation", "--dataset", "seed", "--no-leave-out", "--quiet", "--out", tmp], check=True,
+                   capture_output=True)
+    assert v == json.load(open(f"{tmp}/validation.json")), "module validation differs from the CLI's"
+for call, fragment in [(lambda: trnsim.search("hlat-7b", "trn1.32xlarge", 1, bogus=1), "unknown option --bogus"),
+                       (lambda: trnsim.validation(out="/tmp/x"), "no out= here"),
+                       (lambda: trnsim.validation(jobs=0), "--jobs 0 is out of range")]:
+    try:
+        call()
+        raise AssertionError(f"no exception (wanted ValueError '{fragment}')")
+    except ValueError as e:
+        assert fragment in str(e), (fragment, str(e))
+
 # campaign: the CLI's JSON for the same options.
 c = trnsim.campaign(R3, tokens=1.8e12, recovery="manual", trials=50, checkpoint_interval=35)
 assert c == cli_json("campaign", R3, "--tokens", "1.8e12", "--recovery", "manual", "--trials", "50",
