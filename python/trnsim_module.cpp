@@ -35,6 +35,15 @@ namespace {
 
 std::mutex g_kernel;  // one SystemC kernel per process: one simulation at a time
 
+// Runs f with the GIL released (other Python threads go on) and the kernel held (one simulation
+// at a time), returning its JSON document.
+template <class F>
+nlohmann::json simulate(F&& f) {
+  py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(g_kernel);
+  return f();
+}
+
 py::object to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
 
 // A dict (or anything json.dumps takes) goes through the same text parser as a file, so
@@ -128,12 +137,7 @@ nlohmann::json sweep_doc(const std::string& model, const py::object& hw, const p
   trnsim::SweepOptions o = trnsim::sweep_options(a);
   o.progress = false;
   o.worker_executable = cli_executable();
-  nlohmann::json doc;
-  {
-    py::gil_scoped_release nogil;
-    std::lock_guard<std::mutex> lock(g_kernel);
-    doc = trnsim::run_sweep(o);
-  }
+  const nlohmann::json doc = simulate([&] { return trnsim::run_sweep(o); });
   if (!doc["failed"].empty() && !a.has("allow-failures"))
     throw trnsim::ConfigError(
         "trnsim.sweep: " + std::to_string(doc["failed"].size()) + " configuration(s) failed (e.g. " +
@@ -146,12 +150,7 @@ py::dict campaign(const py::object& workload, const py::kwargs& kwargs) {
   trnsim::Args a = trnsim::campaign_args();
   if (!a.parse(to_argv(kwargs))) throw trnsim::UsageError("trnsim.campaign: help is `trnsim campaign --help`");
   const trnsim::Scenario s = scenario_of(workload);
-  nlohmann::json j;
-  {
-    py::gil_scoped_release nogil;
-    std::lock_guard<std::mutex> lock(g_kernel);
-    j = trnsim::campaign_json(a, &s);
-  }
+  const nlohmann::json j = simulate([&] { return trnsim::campaign_json(a, &s); });
   return to_python(j);
 }
 
@@ -162,12 +161,7 @@ py::dict search(const std::string& model, const py::object& hw, const py::object
   if (!a.parse(argv)) throw trnsim::UsageError("trnsim.search: help is `trnsim search --help`");
   trnsim::SearchOptions o = trnsim::search_options(a);
   o.progress = false;
-  nlohmann::json doc;
-  {
-    py::gil_scoped_release nogil;
-    std::lock_guard<std::mutex> lock(g_kernel);
-    doc = trnsim::search_checked(o);
-  }
+  const nlohmann::json doc = simulate([&] { return trnsim::search_checked(o); });
   return to_python(doc);
 }
 
@@ -178,12 +172,7 @@ py::dict validation(const py::kwargs& kwargs) {
   if (!a.parse(to_argv(kwargs))) throw trnsim::UsageError("trnsim.validation: help is `trnsim validation --help`");
   trnsim::ValidationOptions o = trnsim::validation_options(a);
   o.progress = false;
-  nlohmann::json v;
-  {
-    py::gil_scoped_release nogil;
-    std::lock_guard<std::mutex> lock(g_kernel);
-    v = trnsim::run_validation(o);
-  }
+  const nlohmann::json v = simulate([&] { return trnsim::run_validation(o); });
   return to_python(v);
 }
 

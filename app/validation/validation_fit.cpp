@@ -82,7 +82,6 @@ std::map<std::string, double> fit_family(const std::vector<ValidationCase>& case
     if (c.calibration && c.family == family && c.dataset != exclude) rows.push_back(&c);
   const auto& names = calibration_parameters(family);
   const auto files = family_hw_files(family);
-  FamilyParams out;
   if (rows.empty() || files.empty()) return {};
   HwSpec start = load_hw_spec(hw_path(files.front()));
   // x holds value / scale of each parameter.
@@ -144,18 +143,19 @@ std::map<std::string, double> fit_family(const std::vector<ValidationCase>& case
     }
     if (!improved || moved < 1e-6 || before - r.squaredNorm() < 1e-9 * before) break;
   }
+  std::map<std::string, double> fitted;
   for (size_t k = 0; k < names.size(); ++k)  // 4 significant decimals of the scaled value
-    out[family][names[k]] = std::round(x(idx(k)) * 1e4) / 1e4 * param_def(names[k]).scale;
+    fitted[names[k]] = std::round(x(idx(k)) * 1e4) / 1e4 * param_def(names[k]).scale;
   if (log) {
     nlohmann::json rows_j = nlohmann::json::array();
     for (const auto* c : rows) rows_j.push_back(fmt::format("{} row {} ({})", c->dataset, c->row, c->label));
-    (*log)[family] = {{"parameters", out[family]},
+    (*log)[family] = {{"parameters", fitted},
                       {"rows", rows_j},
                       {"iterations", it},
                       {"rms_log_residual", std::sqrt(r.squaredNorm() / static_cast<double>(r.size()))},
                       {"hw_files", files}};
   }
-  return out[family];
+  return fitted;
 }
 
 FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::string& exclude, nlohmann::json* log) {
