@@ -51,6 +51,8 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"grad_reduce", grad_reduce_name(w)},
                    {"price_plan", to_string(w.price_plan)},
                    {"model_parameters", s.model.total_parameters()}};
+  if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
+  if (!s.notes.empty()) j["notes"] = s.notes;
   const auto& c = r.stages[static_cast<size_t>(r.critical_stage)];
   nlohmann::json engines;
   for (int e = 0; e < 5; ++e) engines[std::string(to_string(static_cast<Engine>(e))) + "_s"] = c.engine_s[static_cast<size_t>(e)];
@@ -87,6 +89,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                               {"total", in_gib(m.total())},
                               {"usable_capacity", in_gib(cap)},
                               {"headroom", in_gib(cap - m.total())}};
+  if (m.low_precision_weights.base() > 0) j["memory_per_core_gib"]["low_precision_weight_copies"] = in_gib(m.low_precision_weights);
   nlohmann::json cost;
   for (PricePlan plan : {PricePlan::OnDemand, PricePlan::Reserved}) {
     const double node_h = price_per_node_hour(s.hw, plan);
@@ -154,6 +157,8 @@ std::string render_text(const nlohmann::json& j) {
       m["weights"].get<double>(), m["gradients"].get<double>(), m["optimizer_states"].get<double>(),
       m["master_weights"].get<double>(), m["activations"].get<double>(),
       m["activation_micro_batches_in_flight"].get<int64_t>(), m["temporary"].get<double>());
+  if (m.contains("low_precision_weight_copies"))
+    o += fmt::format("  low-precision weight copies {:.2f} GiB\n", m["low_precision_weight_copies"].get<double>());
   o += "\ncost                 plan        $/node-h   $/cluster-h   $/M tokens   tokens/$\n";
   for (const char* plan : {"on_demand", "reserved"}) {
     const auto& c = j["cost"][plan];
@@ -164,6 +169,8 @@ std::string render_text(const nlohmann::json& j) {
   }
   o += fmt::format("\nsimulator: {} distinct ops simulated, {} op lookups\n", j["simulator"]["ops_simulated"].get<size_t>(),
                    j["simulator"]["op_lookups"].get<size_t>());
+  if (j.contains("notes"))
+    for (const auto& n : j["notes"]) o += "note: " + n.get<std::string>() + "\n";
   return o;
 }
 

@@ -55,6 +55,25 @@ void validate_against_hw(const Workload& w, const HwSpec& hw) {
     fail("/precision", fmt::format("{} has no hardware stochastic rounding; use \"mixed-bf16\"", hw.instance));
   if (w.tp < hw.cores_per_node() && hw.cores_per_node() % w.tp != 0)
     fail("/parallel/tp", fmt::format("tp {} must divide the {} cores per node", w.tp, hw.cores_per_node()));
+  const DType lin = linear_dtype(w.precision);
+  if (!hw.tensor.supports(lin)) {
+    std::string has;
+    for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4})
+      if (hw.tensor.supports(d)) has += fmt::format(", \"{}\"", to_string(d));
+    fail("/precision", fmt::format("{} ({}) has no {} GEMMs (no tensor.peak_TFLOPS_per_chip.{}); use \"mixed-bf16\"{}",
+                                   hw.instance, hw.file, to_string(lin), to_string(lin), has));
+  }
+}
+
+std::vector<std::string> precision_notes(const Workload& w, const HwSpec& hw) {
+  std::vector<std::string> notes;
+  const DType lin = linear_dtype(w.precision);
+  if (is_low_precision(lin) && hw.tensor.slowdown(lin) >= 1.0)
+    notes.push_back(fmt::format("{} runs {} GEMMs at the BF16 rate ({:.0f} vs {:.0f} TFLOPS per chip): no {} speed-up, "
+                                "only the smaller operands, at the cost of the quantize ops",
+                                hw.instance, to_string(lin), hw.tensor.peak_tflops[static_cast<int>(lin)],
+                                hw.tensor.peak_tflops[static_cast<int>(DType::BF16)], to_string(lin)));
+  return notes;
 }
 
 // A workload using fewer cores than a node has runs on a node of that many cores: exact on a
@@ -96,6 +115,7 @@ Scenario make_scenario(const Workload& w, const ModelSpec& model, const HwSpec& 
   s.hw = hw;
   use_partial_nodes(w, s.hw);
   validate_against_hw(w, s.hw);
+  s.notes = precision_notes(w, s.hw);
   s.plan = build_step_plan(s.model, w);
   s.memory = memory_per_stage(s.model, w, s.plan);
   const auto& peak = peak_stage(s.memory);

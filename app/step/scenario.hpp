@@ -22,6 +22,7 @@ struct Scenario {
   std::vector<MemoryBreakdown> memory;
   bool fits = true;
   std::string memory_error;  // set when !fits
+  std::vector<std::string> notes;  // facts the user should know about this run (e.g. no FP8 speed-up)
 };
 
 // Directory holding hw/, models/, workloads/ (flag > TRNSIM_DATA > source tree > install).

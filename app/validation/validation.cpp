@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "scenario.hpp"
 #include "step_executor.hpp"
@@ -120,8 +121,10 @@ std::vector<ValidationCase> load_corpus(const ValidationOptions& opt) {
   }
   // The declared rule (results/validation/RULES.md): in each dataset, for each model as the
   // dataset names it, the performance row with the fewest devices that trnsim accepts (valid
-  // and fitting in memory); ties go to the first row of the file.
-  std::map<std::pair<std::string, std::string>, size_t> pick;
+  // and fitting in memory); ties go to the first row of the file. Amended in session 8: per
+  // hardware family and low-precision format too ("none" for BF16 / FP32 GEMMs), which selects
+  // the same rows as before in every dataset that has one family and no FP8 / FP4 rows.
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, size_t> pick;
   for (size_t i = 0; i < all.size(); ++i) {
     const auto& c = all[i];
     if (!c.has_workload || !is_performance(c.quantity)) continue;
@@ -130,7 +133,8 @@ std::vector<ValidationCase> load_corpus(const ValidationOptions& opt) {
     } catch (const ConfigError&) {
       continue;
     }
-    const auto key = std::make_pair(c.dataset, c.model_name);
+    const DType lin = linear_dtype(c.workload.precision);
+    const auto key = std::make_tuple(c.dataset, c.model_name, c.family, is_low_precision(lin) ? to_string(lin) : "none");
     auto it = pick.find(key);
     if (it == pick.end() || c.gpus < all[it->second].gpus) pick[key] = i;
   }

@@ -4,6 +4,8 @@
 #include <Eigen/Dense>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <set>
 
@@ -26,13 +28,15 @@ struct ParamDef {
 };
 const ParamDef kParams[] = {
     {"tensor.efficiency", 0.05, 1.0, 1.0, [](HwSpec& h) { return &h.tensor.efficiency; }, "tensor", "efficiency", 1.0},
+    {"tensor.efficiency_low_precision", 0.05, 1.0, 1.0, [](HwSpec& h) { return &h.tensor.efficiency_low_precision; }, "tensor",
+     "efficiency_low_precision", 1.0},
     {"host.dispatch_s", 0.0, 200e-6, 1e-5, [](HwSpec& h) { return &h.host.dispatch_s; }, "host", "dispatch_us", 1e6},
     {"host.trace_s", 0.0, 2e-3, 1e-4, [](HwSpec& h) { return &h.host.trace_s; }, "host", "trace_us", 1e6},
 };
 const ParamDef& param_def(const std::string& name) {
   for (const auto& p : kParams)
     if (name == p.name) return p;
-  throw ConfigError(fmt::format("calibration: unknown parameter \"{}\"; allowed: tensor.efficiency, host.dispatch_s, host.trace_s", name));
+  throw ConfigError(fmt::format("calibration: unknown parameter \"{}\"; allowed: tensor.efficiency, tensor.efficiency_low_precision, host.dispatch_s, host.trace_s", name));
 }
 }  // namespace
 
@@ -62,7 +66,12 @@ const std::vector<std::string>& calibration_parameters(const std::string& family
   static const std::vector<std::string> eager = {"tensor.efficiency", "host.dispatch_s"};
   static const std::vector<std::string> lazy = {"tensor.efficiency", "host.trace_s"};
   static const std::vector<std::string> compiled = {"tensor.efficiency"};
-  if (family == "a100" || family == "h100") return eager;
+  // FP8-capable GPUs add the low-precision GEMM efficiency (the corpus's H100 and Blackwell rows
+  // are mostly FP8 / MXFP8 / NVFP4).
+  static const std::vector<std::string> eager_lowp = {"tensor.efficiency", "tensor.efficiency_low_precision",
+                                                      "host.dispatch_s"};
+  if (family == "h100" || family == "blackwell") return eager_lowp;
+  if (family == "a100") return eager;
   return family == "trainium" ? lazy : compiled;
 }
 
@@ -70,7 +79,8 @@ std::vector<std::string> family_hw_files(const std::string& family) {
   if (family == "trainium") return {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"};
   if (family == "gaudi") return {"dl1.24xlarge"};
   if (family == "a100") return {"p4d.24xlarge", "dgx-a100-80g", "vtrain-a100"};
-  if (family == "h100") return {"dgx-h100", "p5.48xlarge"};
+  if (family == "h100") return {"dgx-h100", "p5.48xlarge", "p5en.48xlarge"};
+  if (family == "blackwell") return {"dgx-b200", "p6-b200.48xlarge", "gb200-nvl72", "dgx-b300", "gb300-nvl72"};
   return {};
 }
 
@@ -80,7 +90,21 @@ std::map<std::string, double> fit_family(const std::vector<ValidationCase>& case
   std::vector<const ValidationCase*> rows;
   for (const auto& c : cases)
     if (c.calibration && c.family == family && c.dataset != exclude) rows.push_back(&c);
-  const auto& names = calibration_parameters(family);
+  // A GEMM-efficiency parameter is fitted only if some calibration row runs its linear layers
+  // on that parameter's dtypes (BF16 / FP32 for tensor.efficiency, FP8 / MXFP8 / NVFP4 for
+  // tensor.efficiency_low_precision); otherwise it would be tuned through the few GEMMs that
+  // stay BF16 in low-precision runs (attention, LM head), and it keeps its hw-file value.
+  std::vector<std::string> names;
+  for (const auto& n : calibration_parameters(family)) {
+    const bool low = n == "tensor.efficiency_low_precision";
+    if (n == "tensor.efficiency" || low) {
+      const bool any = std::any_of(rows.begin(), rows.end(), [&](const ValidationCase* c) {
+        return is_low_precision(linear_dtype(c->workload.precision)) == low;
+      });
+      if (!any) continue;
+    }
+    names.push_back(n);
+  }
   const auto files = family_hw_files(family);
   if (rows.empty() || files.empty()) return {};
   HwSpec start = load_hw_spec(hw_path(files.front()));

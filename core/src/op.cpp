@@ -50,14 +50,24 @@ const char* to_string(Phase p) {
   }
   return "?";
 }
-const char* to_string(DType d) { return d == DType::BF16 ? "bf16" : "fp32"; }
+const char* to_string(DType d) {
+  switch (d) {
+    case DType::BF16: return "bf16";
+    case DType::FP32: return "fp32";
+    case DType::FP8: return "fp8";
+    case DType::MXFP8: return "mxfp8";
+    case DType::NVFP4: return "nvfp4";
+  }
+  return "?";
+}
 
 std::string Op::shape_key() const {
   if (is_collective())
     return fmt::format("{}:{}:{}:{}", to_string(kind), to_string(group), group_size, comm_bytes.base());
-  return fmt::format("{}:{}:{}:{}x{}x{}x{}:e{}:r{}:i{}:p{}:t{}{}", to_string(kind), to_string(engine), to_string(dtype), batch, m, k, n,
+  return fmt::format("{}:{}:{}:{}x{}x{}x{}:e{}:r{}:i{}:p{}:t{}{}{}", to_string(kind), to_string(engine), to_string(dtype), batch, m, k, n,
                      elements, row, inputs, passes, transcendental ? 1 : 0,
-                     onchip_in || onchip_out ? fmt::format(":c{}", (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0)) : "");
+                     onchip_in || onchip_out ? fmt::format(":c{}", (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0)) : "",
+                     out_dtype != dtype ? fmt::format(":o{}", to_string(out_dtype)) : "");
 }
 
 }  // namespace trnsim

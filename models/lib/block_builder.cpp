@@ -14,6 +14,22 @@ int64_t flash_key_columns(int64_t s, bool causal) {
   return causal ? std::min(s, (s + kKeyTile + 1) / 2) : s;
 }
 
+QuantRule quant_rule(const Workload& w) {
+  QuantRule q;
+  q.to = linear_dtype(w.precision);
+  q.active = is_low_precision(q.to);
+  if (!q.active) return q;
+  if (w.precision == Precision::FP8) {
+    q.passes = w.fp8_recipe == Fp8Recipe::Delayed ? 1 : 2;
+    q.tp_amax = w.fp8_recipe == Fp8Recipe::Current;
+    q.amax_history = w.fp8_recipe == Fp8Recipe::Delayed;
+  } else if (w.precision == Precision::NVFP4) {
+    q.passes = 2;     // a per-tensor FP32 scale over the per-16 E4M3 block scales needs the global amax
+    q.tp_amax = true;
+  }  // MXFP8: block-32 scales are local to the block: one pass
+  return q;
+}
+
 namespace {
 
 struct Emitter {
@@ -25,14 +41,35 @@ struct Emitter {
     o.label = prefix + o.label;
     out.push_back({std::move(o), Role::Compute, core});
   }
-  void tp_boundary(Role role, const std::string& name) {
+  // `low`: the region's input was quantized before entering it; with SP its all-gather moves
+  // the low-precision copy (TE gathers FP8 inputs), its backward reduce-scatter BF16 gradients.
+  void tp_boundary(Role role, const std::string& name, bool low = false) {
     const int t = static_cast<int>(c.w.tp);
     if (t == 1) return;
-    Bytes full(static_cast<double>(c.tokens() * c.m.hidden * dtype_bytes(c.dt)));
+    Bytes full(static_cast<double>(c.tokens() * c.m.hidden) * dtype_bytes(c.dt));
     OpKind kind = role == Role::TpExit ? OpKind::ReduceScatter : OpKind::AllGather;
     if (!c.w.sequence_parallel && role != Role::TpGather) kind = OpKind::AllReduce;
-    Op o = ops::collective(kind, prefix + name, Group::TP, t, full);
-    out.push_back({std::move(o), role, false});
+    const bool low_gather = low && kind == OpKind::AllGather;
+    Op o = ops::collective(kind, prefix + name, Group::TP, t,
+                           low_gather ? Bytes(static_cast<double>(c.tokens() * c.m.hidden) * dtype_bytes(c.q.to)) : full);
+    FwdOp f{std::move(o), role, false};
+    if (low_gather) f.grad_comm_bytes = full;
+    out.push_back(std::move(f));
+  }
+  // Quantize a linear layer's BF16 input of `elems` values (nothing outside the low-precision modes).
+  void quantize(const std::string& name, int64_t elems, bool gathered) {
+    if (!c.q.active) return;
+    if (gathered && c.q.tp_amax && c.w.tp > 1 && c.w.sequence_parallel)
+      out.push_back({ops::collective(OpKind::AllReduce, prefix + name + ".amax", Group::TP, static_cast<int>(c.w.tp),
+                                     Bytes(4.0)),
+                     Role::Compute, false});
+    compute(ops::quantize(name + ".quant", elems, c.q.passes, c.q.copies, c.q.to));
+  }
+  // A block linear layer: on the low-precision format when the precision has one.
+  void linear(const std::string& name, int64_t m, int64_t k, int64_t n) {
+    if (!c.q.active) return gemm(name, m, k, n);
+    compute(ops::gemm(name, 1, m, k, n, c.q.to));
+    out.back().grad_quant_passes = c.q.passes;
   }
   int64_t h() const { return c.m.hidden; }
   int64_t t() const { return c.w.tp; }
@@ -58,11 +95,11 @@ struct Emitter {
     const int64_t a = c.m.heads / t();
     const int64_t g = std::max<int64_t>(1, c.m.kv_heads / t());
     if (c.w.fused_qkv) {
-      gemm("qkv", T, h(), (a + 2 * g) * d);
+      linear("qkv", T, h(), (a + 2 * g) * d);
     } else {
-      gemm("q", T, h(), a * d);
-      gemm("k", T, h(), g * d);
-      gemm("v", T, h(), g * d);
+      linear("q", T, h(), a * d);
+      linear("k", T, h(), g * d);
+      linear("v", T, h(), g * d);
     }
     if (c.m.rotary_fraction > 0) {
       auto rot = static_cast<int64_t>(static_cast<double>(T * (a + g) * d) * c.m.rotary_fraction);
@@ -83,7 +120,8 @@ struct Emitter {
       out.push_back({std::move(qk), Role::Compute, true, true});
       out.push_back({std::move(sm), Role::Compute, true, false});
       out.push_back({std::move(pv), Role::Compute, true, false});
-      gemm("out_proj", T, a * d, h());
+      quantize("proj_in", T * a * d, false);
+      linear("out_proj", T, a * d, h());
       return;
     }
     // Batched over (micro-batch x local heads); GQA: K/V shared, shapes per query head.
@@ -91,23 +129,25 @@ struct Emitter {
     compute(ops::vector_op(OpKind::Softmax, "softmax", b * a * s * s, s, 1, 3, true, 5, c.dt), true);
     dropout("attn_dropout", b * a * s * s, true);
     compute(ops::gemm("context", b * a, s, s, d, c.dt), true);
-    gemm("out_proj", T, a * d, h());
+    quantize("proj_in", T * a * d, false);
+    linear("out_proj", T, a * d, h());
   }
   void mlp() {
     const int64_t T = c.tokens(), f = c.m.ffn / t();
     if (c.m.activation == Activation::SwiGLU) {
       if (c.w.fused_gate_up) {
-        gemm("gate_up", T, h(), 2 * f);
+        linear("gate_up", T, h(), 2 * f);
       } else {
-        gemm("gate", T, h(), f);
-        gemm("up", T, h(), f);
+        linear("gate", T, h(), f);
+        linear("up", T, h(), f);
       }
       elementwise("swiglu", T * f, 2, 1, true, 5);  // silu(gate) on scalar, * up on vector
     } else {
-      gemm("up", T, h(), f);
+      linear("up", T, h(), f);
       elementwise("gelu", T * f, 1, 0, true, 8);    // scalar (activation) engine only
     }
-    gemm("down", T, f, h());
+    quantize("down_in", T * f, false);
+    linear("down", T, f, h());
   }
 };
 
@@ -116,14 +156,17 @@ struct Emitter {
 std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
   Emitter e{c, fmt::format("L{}.", layer), {}};
   const int64_t Tl = c.local_tokens(), h = c.m.hidden;
+  const bool low = c.q.active;
   if (c.m.encoder) {  // BERT: post-norm, sequential
-    e.tp_boundary(Role::TpEnter, "attn_enter");
+    e.quantize("attn_in", Tl * h, true);
+    e.tp_boundary(Role::TpEnter, "attn_enter", low);
     e.attention();
     e.tp_boundary(Role::TpExit, "attn_exit");
     e.dropout("hidden_dropout1", Tl * h);
     e.elementwise("residual1", Tl * h, 2, 1, false, 1);
     e.norm("norm1", Tl);
-    e.tp_boundary(Role::TpEnter, "mlp_enter");
+    e.quantize("mlp_in", Tl * h, true);
+    e.tp_boundary(Role::TpEnter, "mlp_enter", low);
     e.mlp();
     e.tp_boundary(Role::TpExit, "mlp_exit");
     e.dropout("hidden_dropout2", Tl * h);
@@ -132,7 +175,9 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
   } else if (c.m.parallel_residual) {  // GPT-NeoX: x + attn(ln1 x) + mlp(ln2 x), one reduction
     e.norm("norm1", Tl);
     e.norm("norm2", Tl);
-    e.tp_boundary(Role::TpEnter, "block_enter");  // one gather of x serves both branches
+    e.tp_boundary(Role::TpEnter, "block_enter");  // one BF16 gather of x serves both branches
+    e.quantize("attn_in", c.tokens() * h, false);  // then each branch quantizes its own norm output
+    e.quantize("mlp_in", c.tokens() * h, false);
     e.attention();
     e.mlp();
     e.elementwise("branch_sum", c.tokens() * h, 2, 1, false, 1);
@@ -141,13 +186,15 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
     e.elementwise("residual", Tl * h, 3, 1, false, 2);
   } else {  // Llama: pre-norm, sequential
     e.norm("norm1", Tl);
-    e.tp_boundary(Role::TpEnter, "attn_enter");
+    e.quantize("attn_in", Tl * h, true);
+    e.tp_boundary(Role::TpEnter, "attn_enter", low);
     e.attention();
     e.tp_boundary(Role::TpExit, "attn_exit");
     e.dropout("hidden_dropout1", Tl * h);
     e.elementwise("residual1", Tl * h, 2, 1, false, 1);
     e.norm("norm2", Tl);
-    e.tp_boundary(Role::TpEnter, "mlp_enter");
+    e.quantize("mlp_in", Tl * h, true);
+    e.tp_boundary(Role::TpEnter, "mlp_enter", low);
     e.mlp();
     e.tp_boundary(Role::TpExit, "mlp_exit");
     e.dropout("hidden_dropout2", Tl * h);

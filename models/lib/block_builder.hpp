@@ -19,11 +19,31 @@ enum class Role {
 };
 
 struct FwdOp {
+  FwdOp(Op o, Role r = Role::Compute, bool core = false, bool flash = false)
+      : op(std::move(o)), role(r), attention_core(core), flash_scores(flash) {}
   Op op;                        // for TpEnter/TpExit: the collective's size is in op.comm_bytes
   Role role = Role::Compute;
   bool attention_core = false;  // recomputed under selective checkpointing
   bool flash_scores = false;    // the flash kernel's QK^T: its backward recomputes scores and exp first
+  // A low-precision linear: its backward first quantizes the output gradient (this many passes).
+  int grad_quant_passes = 0;
+  // TpEnter whose forward gather moves low-precision data: the backward reduce-scatter moves
+  // BF16 gradients of this size (0: the same bytes as forward).
+  Bytes grad_comm_bytes;
 };
+
+// How a precision recipe quantizes a BF16 tensor (docs/precision.md has the sources):
+// `passes` reads of the input (2 where the scale needs the whole tensor's amax first),
+// `copies` outputs (row-wise + transposed / column-wise: every operand feeds two GEMMs),
+// `tp_amax`: inputs gathered over the sequence-parallel group first all-reduce their amax over TP.
+struct QuantRule {
+  bool active = false;
+  DType to = DType::BF16;
+  int passes = 1, copies = 2;
+  bool tp_amax = false;
+  bool amax_history = false;  // delayed scaling: one amax-history all-reduce per step
+};
+QuantRule quant_rule(const Workload& w);
 
 // Key columns a causal flash kernel computes per query row, on average: the tiles on or below
 // the diagonal, (s + tile) / 2 with 512-wide key tiles (the NKI flash_fwd reference kernel's
@@ -34,6 +54,7 @@ struct ShardContext {
   const ModelSpec& m;
   const Workload& w;
   DType dt;
+  QuantRule q;  // the block linear layers' recipe (inactive outside FP8 / MXFP8 / NVFP4)
   int64_t tokens() const { return w.micro_batch * w.seq_len; }                        // T
   int64_t local_tokens() const { return w.sequence_parallel ? tokens() / w.tp : tokens(); }  // outside TP regions
   int64_t vocab_shard() const { return (m.vocab + w.tp - 1) / w.tp; }  // padded to a multiple of tp

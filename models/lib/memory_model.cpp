@@ -26,10 +26,16 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
   // Tensors outside the TP regions (divided by t only with SP).
   double outside = 4 * sbh /*norm inputs*/ + 2 * sbh /*attn input*/ + 2 * sbh /*mlp input*/ + (drop ? 2 * sbh : 0);
   // Tensors inside the TP regions (always divided by t).
+  // Low-precision linears save their quantized input for the weight gradient instead of the
+  // BF16 one (TE Linear / LayerNormLinear keep the FP8 copy): the attention and MLP inputs, the
+  // out-projection input and the activation output scale by the format's bytes over 2.
+  const DType lin = linear_dtype(w.precision);
+  const double lq = is_low_precision(lin) ? dtype_bytes(lin) / 2.0 : 1.0;
+  outside -= (1 - lq) * (2 * sbh + 2 * sbh);
   double qk = 2 * sbh * (1 + g / a);
   double v = 2 * sbh * (g / a);
-  double proj_in = 2 * sbh;
-  double mlp_mid = (m.activation == Activation::SwiGLU ? 4 : 2) * s * b * f + 2 * s * b * f;
+  double proj_in = 2 * sbh * lq;
+  double mlp_mid = (m.activation == Activation::SwiGLU ? 4 : 2) * s * b * f + 2 * s * b * f * lq;
   double core = 2 * a * s * s * b + (drop ? 3 * a * s * s * b : 0);  // softmax out (+ mask, dropout out)
   if (w.attention == Attention::Flash) core = 4 * a * s * b;  // flash: FP32 log-sum-exp per row, no s x s term
   double inside = qk + v + proj_in + mlp_mid;
@@ -71,6 +77,8 @@ std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan) {
       // double-counted ~14 B/parameter).
       for (auto v : boost::make_iterator_range(boost::vertices(st.graph))) {
         const Op& op = st.graph[v];
+        if (op.phase == Phase::Forward && op.kind == OpKind::Gemm && is_low_precision(op.dtype))
+          in.linear_parameters += static_cast<double>(op.k * op.n);
         if (op.phase == Phase::Optimizer || op.is_collective() || op.onchip_out) continue;
         in.largest_output = std::max(in.largest_output, op.bytes_written);
       }
@@ -87,6 +95,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
                                               const std::vector<RankMemoryInputs>& ranks, int64_t mbs) {
   std::vector<MemoryBreakdown> out;
   const int pbytes = w.precision == Precision::FP32 ? 4 : 2;
+  const DType lin = linear_dtype(w.precision);
   const int gbytes = w.grad_bytes();
   for (int64_t rank = 0; rank < static_cast<int64_t>(ranks.size()); ++rank) {
     const RankMemoryInputs& in = ranks[static_cast<size_t>(rank)];
@@ -109,7 +118,14 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     b.gradients = w.zero >= 2 ? Bytes(P * gbytes / shard + P / static_cast<double>(std::max<int64_t>(1, layers)) * gbytes)
                               : Bytes(P * gbytes);
     b.optimizer_states = Bytes(P * 8.0 / shard);  // FP32 first and second moments
-    if (w.precision == Precision::MixedBF16) b.master_weights = Bytes(P * 4.0 / shard);
+    if (has_fp32_master(w.precision)) b.master_weights = Bytes(P * 4.0 / shard);
+    // Low-precision copies of the linear weights, row-wise and transposed / column-wise (TE keeps
+    // both between steps); under ZeRO-3 only the gathered pieces (two layers) hold them.
+    if (is_low_precision(lin)) {
+      double lp = in.linear_parameters;
+      if (w.zero == 3 && w.dp > 1) lp *= std::min(1.0, 2.0 / static_cast<double>(std::max<int64_t>(1, layers)));
+      b.low_precision_weights = Bytes(lp * dtype_bytes(lin) * 2);
+    }
     b.in_flight = in_flight_chunks(w, rank, mbs);
     b.activation_per_layer = layer_activation_bytes(m, w);
     b.activations = b.activation_per_layer * static_cast<double>(chunk_layers * b.in_flight);
@@ -137,15 +153,18 @@ const MemoryBreakdown& peak_stage(const std::vector<MemoryBreakdown>& v) {
 
 std::string memory_advice(const MemoryBreakdown& b, const Workload& w, Bytes capacity) {
   std::string fix;
-  Bytes states = b.weights + b.gradients + b.optimizer_states + b.master_weights;
+  Bytes states = b.weights + b.gradients + b.optimizer_states + b.master_weights + b.low_precision_weights;
   if (states > capacity * 0.6) fix = w.zero == 0 && w.dp > 1 ? "enable ZeRO-1 or raise tp/pp" : "raise tp or pp";
   else if (w.checkpointing != Checkpointing::Full) fix = "use more activation checkpointing, a smaller micro_batch, or raise tp";
   else fix = "lower micro_batch or raise tp/pp";
   return fmt::format(
       "needs {:.2f} GiB per core on stage {} but {:.2f} GiB are usable (weights {:.2f}, grads {:.2f}, optimizer {:.2f}, "
-      "master {:.2f}, activations {:.2f} for {} micro-batch(es), temporary {:.2f} GiB); {}",
+      "master {:.2f}, {}activations {:.2f} for {} micro-batch(es), temporary {:.2f} GiB); {}",
       in_gib(b.total()), b.stage, in_gib(capacity), in_gib(b.weights), in_gib(b.gradients), in_gib(b.optimizer_states),
-      in_gib(b.master_weights), in_gib(b.activations), b.in_flight, in_gib(b.temporary), fix);
+      in_gib(b.master_weights),
+      b.low_precision_weights.base() > 0 ? fmt::format("low-precision weight copies {:.2f}, ", in_gib(b.low_precision_weights))
+                                         : std::string(),
+      in_gib(b.activations), b.in_flight, in_gib(b.temporary), fix);
 }
 
 }  // namespace trnsim

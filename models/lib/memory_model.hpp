@@ -16,9 +16,12 @@ namespace trnsim {
 struct MemoryBreakdown {
   int stage = 0;  // pipeline rank
   Bytes weights, gradients, optimizer_states, master_weights, activations, temporary;
+  Bytes low_precision_weights;  // FP8 / MXFP8 / NVFP4 copies of the linear weights (0 otherwise)
   Bytes activation_per_layer;  // one micro-batch, one layer
   int64_t in_flight = 1;       // (chunk, micro-batch) activation sets live at once on this rank
-  Bytes total() const { return weights + gradients + optimizer_states + master_weights + activations + temporary; }
+  Bytes total() const {
+    return weights + gradients + optimizer_states + master_weights + low_precision_weights + activations + temporary;
+  }
 };
 
 // Activation bytes of one layer for one micro-batch on one core.
@@ -31,6 +34,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
 // every DP / ZeRO variant from it (the same arithmetic as memory_per_stage, which calls this).
 struct RankMemoryInputs {
   double parameters = 0;            // held by the core, all its chunks
+  double linear_parameters = 0;     // of those, the weights of low-precision linear GEMMs
   int64_t layers = 0, chunk_layers = 0;
   bool first = false, last = false;  // holds the embedding / the LM head (FP32 logits)
   Bytes largest_output;             // biggest forward/backward/recompute op output

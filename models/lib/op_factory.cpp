@@ -9,6 +9,8 @@ Op gemm(const std::string& label, int64_t batch, int64_t m, int64_t k, int64_t n
   o.engine = Engine::Tensor;
   o.label = label;
   o.dtype = dt;
+  // A low-precision GEMM accumulates in FP32 and writes BF16 (TE / torchao / cuBLASLt FP8 GEMMs).
+  o.out_dtype = is_low_precision(dt) ? DType::BF16 : dt;
   o.batch = batch;
   o.m = m;
   o.k = k;
@@ -16,7 +18,7 @@ Op gemm(const std::string& label, int64_t batch, int64_t m, int64_t k, int64_t n
   const double b = dtype_bytes(dt);
   o.flops = Flops(2.0 * batch * m * k * n);
   o.bytes_read = Bytes(b * batch * (m * k + k * n));
-  o.bytes_written = Bytes(b * batch * m * n);
+  o.bytes_written = Bytes(dtype_bytes(o.out_dtype) * batch * m * n);
   return o;
 }
 
@@ -26,7 +28,7 @@ Op vector_op(OpKind kind, const std::string& label, int64_t elements, int64_t ro
   o.kind = kind;
   o.engine = (passes == 0 && transcendental) ? Engine::Scalar : Engine::Vector;
   o.label = label;
-  o.dtype = dt;
+  o.dtype = o.out_dtype = dt;
   o.elements = elements;
   o.row = row;
   o.inputs = inputs;
@@ -44,7 +46,7 @@ Op embedding(const std::string& label, int64_t elements, DType dt) {
   o.kind = OpKind::Embedding;
   o.engine = Engine::Dma;
   o.label = label;
-  o.dtype = dt;
+  o.dtype = o.out_dtype = dt;
   o.elements = elements;
   o.bytes_read = Bytes(dtype_bytes(dt) * static_cast<double>(elements));
   o.bytes_written = o.bytes_read;
@@ -56,7 +58,7 @@ Op optimizer(const std::string& label, int64_t params, int state_bytes_per_param
   o.kind = OpKind::Optimizer;
   o.engine = Engine::Vector;
   o.label = label;
-  o.dtype = dt;
+  o.dtype = o.out_dtype = dt;
   o.elements = params;
   o.inputs = 3;        // param, grad, moments
   o.passes = 6;        // m, v updates, bias corrections, update direction, decay+apply
@@ -65,6 +67,14 @@ Op optimizer(const std::string& label, int64_t params, int state_bytes_per_param
   // read param + grad + states, write param + states
   o.bytes_read = Bytes(static_cast<double>(params) * (2.0 * param_bytes + state_bytes_per_param));
   o.bytes_written = Bytes(static_cast<double>(params) * (param_bytes + state_bytes_per_param));
+  return o;
+}
+
+Op quantize(const std::string& label, int64_t elements, int passes, int copies, DType to) {
+  Op o = vector_op(OpKind::Elementwise, label, elements, 0, 1, passes, false, 3, DType::BF16);
+  o.out_dtype = to;
+  o.bytes_read = Bytes(dtype_bytes(DType::BF16) * static_cast<double>(elements) * passes);
+  o.bytes_written = Bytes(dtype_bytes(to) * static_cast<double>(elements) * copies);
   return o;
 }
 

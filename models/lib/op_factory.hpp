@@ -14,6 +14,10 @@ Op vector_op(OpKind kind, const std::string& label, int64_t elements, int64_t ro
              bool transcendental, double flops_per_element, DType dt);
 Op embedding(const std::string& label, int64_t elements, DType dt);
 Op optimizer(const std::string& label, int64_t params, int state_bytes_per_param, int param_bytes, DType dt);
+// Cast of `elements` BF16 values to a low-precision type: `passes` reads of the input (an
+// amax pass before the cast where the scale needs the whole tensor), `copies` outputs (the
+// row-wise operand and its transposed / column-wise twin for the other GEMM that uses it).
+Op quantize(const std::string& label, int64_t elements, int passes, int copies, DType to);
 Op collective(OpKind kind, const std::string& label, Group g, int group_size, Bytes bytes);
 
 }  // namespace trnsim::ops

@@ -45,19 +45,20 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
 std::vector<Op> backward_of(const FwdOp& f, bool sp) {
   std::vector<Op> out;
   const Op& o = f.op;
-  auto coll = [&](OpKind k, const std::string& suffix) {
+  auto coll = [&](OpKind k, const std::string& suffix, bool gradient = false) {
     Op c = o;
     c.kind = k;
     c.label = o.label + suffix;
     c.phase = Phase::Backward;
+    if (gradient && f.grad_comm_bytes.base() > 0) c.comm_bytes = f.grad_comm_bytes;
     out.push_back(c);
   };
   if (f.role == Role::TpEnter) {
     if (sp) {
-      coll(OpKind::AllGather, ".regather");  // re-gather the input for the weight gradient
-      coll(OpKind::ReduceScatter, ".bwd");
+      coll(OpKind::AllGather, ".regather");  // re-gather the (quantized) input for the weight gradient
+      coll(OpKind::ReduceScatter, ".bwd", true);
     } else {
-      coll(OpKind::AllReduce, ".bwd");
+      coll(OpKind::AllReduce, ".bwd", true);
     }
     return out;
   }
@@ -69,6 +70,9 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp) {
     coll(OpKind::ReduceScatter, ".bwd");
     return out;
   }
+  // A cast to a low-precision format passes its gradient straight through (the backward
+  // quantizes the output gradient instead, see the GEMM case).
+  if (o.kind == OpKind::Elementwise && o.out_dtype != o.dtype) return out;
   switch (o.kind) {
     case OpKind::Gemm: {  // C=A.B: dA = dC.B^T (M,N,K); dB = A^T.dC (K,M,N)
       Op dg = ops::gemm(o.label + ".dgrad", o.batch, o.m, o.n, o.k, o.dtype);
@@ -80,6 +84,8 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp) {
         dg.onchip_in = wg.onchip_in = true;
         dg.onchip_out = o.onchip_in;  // dP (gradient of the on-chip probabilities) stays on chip
       }
+      if (f.grad_quant_passes > 0)  // the output gradient (E5M2 / MX / NVFP4) for dgrad and, transposed, wgrad
+        out.push_back(ops::quantize(o.label + ".grad_quant", o.batch * o.m * o.n, f.grad_quant_passes, 2, o.dtype));
       if (f.flash_scores) {  // the flash backward first recomputes S = QK^T and P = exp(S - lse)
         Op re = o;
         re.label = o.label + ".bwd_recompute";
@@ -153,8 +159,8 @@ int64_t stage_layers(const ModelSpec& m, const Workload& w) { return m.layers / 
 
 std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w) {
   const int64_t opt_params = w.zero >= 1 ? (stage_parameters + w.dp - 1) / w.dp : stage_parameters;
-  const int param_bytes = dtype_bytes(compute_dtype(w));
-  const int state_bytes = 8 + (w.precision == Precision::MixedBF16 ? 4 : 0);  // fp32 m, v (+ fp32 master)
+  const int param_bytes = static_cast<int>(dtype_bytes(compute_dtype(w)));
+  const int state_bytes = 8 + (has_fp32_master(w.precision) ? 4 : 0);  // fp32 m, v (+ fp32 master)
   Op norm = ops::vector_op(OpKind::Elementwise, "optimizer.grad_norm", opt_params, 0, 1, 1, false, 2,
                            w.grad_bytes() == 2 ? DType::BF16 : DType::FP32);
   norm.phase = Phase::Optimizer;
@@ -166,7 +172,7 @@ std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload
 StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   check_sharding(m, w);
   const DType dt = compute_dtype(w);
-  ShardContext ctx{m, w, dt};
+  ShardContext ctx{m, w, dt, quant_rule(w)};
   StepPlan plan;
   plan.micro_batches = w.grad_accum();
   const int64_t per_stage = stage_layers(m, w);
@@ -187,7 +193,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     st.last = s == programs - 1;
     st.first_layer = s * per_stage;
     st.num_layers = per_stage;
-    st.p2p_bytes = Bytes(static_cast<double>(ctx.local_tokens() * m.hidden * dtype_bytes(dt)));
+    st.p2p_bytes = Bytes(static_cast<double>(ctx.local_tokens() * m.hidden) * dtype_bytes(dt));
     if (w.pp_scatter_gather && !w.sequence_parallel && w.tp > 1) {  // SP's tensor is already split
       st.p2p_gather_bytes = st.p2p_bytes;
       st.p2p_bytes = st.p2p_bytes / static_cast<double>(w.tp);
@@ -267,7 +273,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       }
     }
     // Optimizer step: gradient-norm pass, AdamW, and the ZeRO-1 parameter all-gather.
-    const int param_bytes = dtype_bytes(dt);
+    const double param_bytes = dtype_bytes(dt);
     const auto compute = optimizer_compute_ops(st.parameters, w);
     OpVertex nv = gb.add(compute[0]);
     for (auto& b : st.dp_buckets) boost::add_edge(b.op, nv, st.graph);
@@ -278,6 +284,22 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
                               Bytes(static_cast<double>(st.parameters) * param_bytes));
       ag.phase = Phase::Optimizer;
       st.optimizer.push_back(gb.add(ag));
+    }
+    if (ctx.q.active) {  // the updated weights cast once per step (TE caches them over micro-batches)
+      int64_t weights = 0, tensors = 0;
+      for (auto v : st.forward) {
+        const Op& o = st.graph[v];
+        if (o.kind == OpKind::Gemm && o.dtype == ctx.q.to && o.phase == Phase::Forward) weights += o.k * o.n, ++tensors;
+      }
+      Op cast = ops::quantize("optimizer.weight_quant", weights, ctx.q.passes, ctx.q.copies, ctx.q.to);
+      cast.phase = Phase::Optimizer;
+      st.optimizer.push_back(gb.add(cast));
+      if (ctx.q.amax_history && w.dp > 1) {  // one fused all-reduce of every input / weight / gradient amax
+        Op amax = ops::collective(OpKind::AllReduce, "optimizer.amax_reduce", Group::DP, static_cast<int>(w.dp),
+                                  Bytes(4.0 * 3 * static_cast<double>(tensors)));
+        amax.phase = Phase::Optimizer;
+        st.optimizer.push_back(gb.add(amax));
+      }
     }
     plan.stages.push_back(std::move(st));
   }

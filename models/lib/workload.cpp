@@ -12,8 +12,29 @@ const char* to_string(Precision p) {
     case Precision::BF16_SR: return "bf16-sr";
     case Precision::MixedBF16: return "mixed-bf16";
     case Precision::FP32: return "fp32";
+    case Precision::FP8: return "fp8";
+    case Precision::MXFP8: return "mxfp8";
+    case Precision::NVFP4: return "nvfp4";
   }
   return "?";
+}
+const char* to_string(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::Delayed: return "delayed";
+    case Fp8Recipe::Current: return "current";
+    case Fp8Recipe::Rowwise: return "rowwise";
+  }
+  return "?";
+}
+bool has_fp32_master(Precision p) { return p != Precision::BF16_SR && p != Precision::FP32; }
+DType linear_dtype(Precision p) {
+  switch (p) {
+    case Precision::FP32: return DType::FP32;
+    case Precision::FP8: return DType::FP8;
+    case Precision::MXFP8: return DType::MXFP8;
+    case Precision::NVFP4: return DType::NVFP4;
+    default: return DType::BF16;
+  }
 }
 const char* to_string(Checkpointing c) {
   switch (c) {
@@ -80,8 +101,17 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
                                          "pick a multiple of {}",
                                          w.global_batch, w.dp, w.micro_batch, w.dp * w.micro_batch, w.dp * w.micro_batch));
   }
-  std::string prec = r.choice("precision", {"bf16-sr", "mixed-bf16", "fp32"});
-  w.precision = prec == "bf16-sr" ? Precision::BF16_SR : prec == "mixed-bf16" ? Precision::MixedBF16 : Precision::FP32;
+  const std::string prec = r.choice("precision", {"bf16-sr", "mixed-bf16", "fp32", "fp8", "mxfp8", "nvfp4"});
+  for (Precision p : {Precision::BF16_SR, Precision::MixedBF16, Precision::FP32, Precision::FP8, Precision::MXFP8,
+                      Precision::NVFP4})
+    if (prec == to_string(p)) w.precision = p;
+  if (r.has("fp8_recipe")) {
+    if (w.precision != Precision::FP8)
+      r.fail("fp8_recipe", fmt::format("fp8_recipe applies to precision \"fp8\" only (this workload is \"{}\"); remove it",
+                                       prec));
+    const std::string rec = r.choice("fp8_recipe", {"delayed", "current", "rowwise"});
+    w.fp8_recipe = rec == "delayed" ? Fp8Recipe::Delayed : rec == "current" ? Fp8Recipe::Current : Fp8Recipe::Rowwise;
+  }
   const std::string gdef = w.precision == Precision::BF16_SR ? "bf16" : "fp32";
   w.fp32_grads = r.choice_or("grad_dtype", gdef, {"bf16", "fp32"}) == "fp32";
   if (w.precision == Precision::FP32 && !w.fp32_grads)
@@ -119,6 +149,7 @@ std::string workload_to_json(const Workload& w) {
                    {"grad_reduce", grad_reduce_name(w)}};
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   j["precision"] = to_string(w.precision);
+  if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
   j["checkpointing"] = to_string(w.checkpointing);
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}};

@@ -6,9 +6,23 @@
 #include <cstdint>
 #include <string>
 
+#include "trnsim/op.hpp"
+
 namespace trnsim {
 
-enum class Precision { BF16_SR, MixedBF16, FP32 };
+// Training precision. FP8 / MXFP8 / NVFP4 are mixed BF16 (FP32 master weights and optimizer
+// states, BF16 activations and non-linear ops) whose transformer-block linear layers run their
+// GEMMs on that format (Transformer Engine / torchao / Megatron-Core recipes; see
+// docs/precision.md for what stays in BF16 and the sources).
+enum class Precision { BF16_SR, MixedBF16, FP32, FP8, MXFP8, NVFP4 };
+// How FP8 tensors get their scale. Delayed: from an amax history (TE DelayedScaling, the cast
+// itself records the amax; one amax all-reduce per step). Current (tensorwise): the amax of the
+// tensor being cast, one extra read first, and an all-reduce over TP for inputs that are
+// gathered over the sequence-parallel group. Rowwise: one scale per row (torchao), an amax pass.
+enum class Fp8Recipe { Delayed, Current, Rowwise };
+bool has_fp32_master(Precision p);
+// The dtype of the block linear layers' GEMMs (BF16 / FP32 outside the low-precision modes).
+DType linear_dtype(Precision p);
 enum class Checkpointing { None, Selective, Full };
 enum class Schedule { OneF1B, GPipe };
 enum class PricePlan { OnDemand, Reserved };
@@ -19,6 +33,7 @@ enum class PricePlan { OnDemand, Reserved };
 enum class Attention { Unfused, Flash };
 
 const char* to_string(Precision p);
+const char* to_string(Fp8Recipe r);
 const char* to_string(Checkpointing c);
 const char* to_string(Schedule s);
 const char* to_string(PricePlan p);
@@ -39,6 +54,7 @@ struct Workload {
   int64_t virtual_stages = 1;
   int64_t micro_batch = 1, global_batch = 1, seq_len = 0;
   Precision precision = Precision::BF16_SR;
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // only with precision fp8
   // Gradient buffers and their DP reduction: BF16 for bf16-sr; for mixed-bf16 FP32 main
   // grads (Megatron-LM) unless the framework keeps BF16 grads (DeepSpeed bf16 default).
   bool fp32_grads = false;

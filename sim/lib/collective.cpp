@@ -35,8 +35,8 @@ void intra(Fabric& f, const GroupLayout& g, Bytes size, bool direct) {
 
 void inter(Fabric& f, const GroupLayout& g, Bytes size) {
   if (g.nodes <= 1) return;
-  const Bytes chunk = size / g.nodes;
-  ring_steps(f, g.inter_ring, chunk, g.nodes - 1);
+  if (g.domain_nodes > 1) ring_steps(f, g.domain_ring, size / g.domain_nodes, g.domain_nodes - 1);
+  if (g.domains > 1) ring_steps(f, g.inter_ring, size / g.nodes, g.domains - 1);
 }
 
 }  // namespace phase

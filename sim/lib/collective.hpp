@@ -38,7 +38,8 @@ constexpr int kMaxBookings = 4;
 void ring_steps(Fabric& f, const PathCost& path, Bytes chunk, int steps);
 // Reduce-scatter or all-gather of `size` among the `layout.local` ranks of one node.
 void intra(Fabric& f, const GroupLayout& g, Bytes size, bool direct);
-// Reduce-scatter or all-gather of `size` among `g.nodes` nodes (one rank per node per ring).
+// Reduce-scatter or all-gather of `size` among `g.nodes` nodes (one rank per node per ring): a
+// ring inside each scale-up domain, then one among the domains over the NICs.
 void inter(Fabric& f, const GroupLayout& g, Bytes size);
 }  // namespace phase
 

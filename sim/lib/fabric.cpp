@@ -20,6 +20,8 @@ void Fabric::configure(const HwSpec& hw) {
     auto cls = static_cast<LinkClass>(c);
     auto& l = *links_[static_cast<size_t>(c)];
     if (cls == LinkClass::Nic) l.configure(hw.inter.nic_bandwidth, hw.inter.latency_s);
+    else if (cls == LinkClass::ScaleUp)
+      l.configure(hw.scaleup.nodes > 1 ? hw.scaleup.node_bandwidth : hw.inter.nic_bandwidth, hw.scaleup.latency_s);
     else if (cls == LinkClass::OnChip) l.configure(hw.intra.onchip_bandwidth, hw.intra.link_latency_s);
     else l.configure(hw.intra.link_bandwidth * hw.collectives.intra_bandwidth_fraction, hw.intra.link_latency_s);
     hop_latency_[static_cast<size_t>(c)] = l.latency();

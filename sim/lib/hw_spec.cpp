@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <functional>
 
 #include "trnsim/json_reader.hpp"
@@ -74,6 +75,27 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
     h.tensor.tile_n = static_cast<int>(t.integer_or("tile_n", 0, 0, 1 << 16));
     h.tensor.fp32_slowdown = t.number("fp32_slowdown", 1.0, 64.0);
     h.tensor.efficiency = t.number("efficiency", 0.05, 1.0);
+    h.tensor.efficiency_low_precision = t.number_or("efficiency_low_precision", 0.0, 0.05, 1.0);
+    const double array_tflops = h.tensor.peak_bf16().base() * h.cores_per_chip / 1e12;
+    h.tensor.peak_tflops[static_cast<int>(DType::BF16)] = array_tflops;
+    if (t.has("peak_TFLOPS_per_chip")) {
+      auto pk = t.child("peak_TFLOPS_per_chip");
+      const double bf16 = pk.number("bf16", 1.0, 1e6);
+      // The array model (rows x cols x units x clock) must be the chip the datasheet describes.
+      if (std::abs(bf16 / array_tflops - 1.0) > 0.06)
+        pk.fail("bf16", fmt::format("datasheet {:.0f} TFLOPS but the tensor array gives {:.0f} (rows x cols x units x "
+                                    "clock x 2 x cores_per_chip); fix the array or the figure",
+                                    bf16, array_tflops));
+      h.tensor.peak_tflops[static_cast<int>(DType::BF16)] = bf16;
+      for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4})
+        h.tensor.peak_tflops[static_cast<int>(d)] = pk.number_or(to_string(d), 0.0, 1.0, 1e6);
+      require_source(pk);
+      pk.ignore("notes");
+      pk.finish();
+    }
+    if (h.tensor.efficiency_low_precision > 0 && !h.tensor.supports(DType::FP8) && !h.tensor.supports(DType::MXFP8) &&
+        !h.tensor.supports(DType::NVFP4))
+      t.fail("efficiency_low_precision", "the chip lists no fp8 / mxfp8 / nvfp4 rate in peak_TFLOPS_per_chip; remove it");
     require_source(t);
     t.ignore("notes");
     t.finish();
@@ -132,6 +154,15 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
     e.ignore("notes");
     e.finish();
   }
+  if (r.has("scaleup_domain")) {
+    auto d = r.child("scaleup_domain");
+    h.scaleup.nodes = static_cast<int>(d.integer("nodes", 1, 4096));
+    h.scaleup.node_bandwidth = gigabytes_per_s(d.number("node_GBps_per_direction", 0.01, 1e7));
+    h.scaleup.latency_s = d.number("latency_us", 0.0, 1e6) * 1e-6;
+    require_source(d);
+    d.ignore("notes");
+    d.finish();
+  }
   {
     auto c = r.child("collectives");
     h.collectives.intra_algorithm = c.choice("intra_algorithm", {"ring", "bidirectional-ring", "direct"});
@@ -185,6 +216,8 @@ std::string HwSpec::fingerprint() const {
       vector.clock_hz, vector.overhead_cycles, scalar.present, scalar.lanes, scalar.clock_hz, scalar.overhead_cycles,
       gpsimd.present, gpsimd.lanes, gpsimd.clock_hz, sram.sbuf.base(), sram.psum.base(), sram.access_overhead_cycles,
       dma.engines, dma.per_engine.base() + dma.latency_s, hbm.capacity_per_chip.base(), hbm.bandwidth_per_chip.base());
+  for (int d = 0; d < kDTypes; ++d) s += fmt::format("|{}", tensor.peak_tflops[d]);
+  if (tensor.efficiency_low_precision > 0) s += fmt::format("|lp{}", tensor.efficiency_low_precision);
   return fmt::format("{:016x}", std::hash<std::string>{}(s));
 }
 
@@ -192,8 +225,8 @@ std::string HwSpec::fingerprint() const {
 
 namespace trnsim {
 std::string HwSpec::intra_fingerprint() const {
-  return fmt::format("|{}:{}x{}:{}:{}:{}:{}", static_cast<int>(intra.topology), intra.dim_x, intra.dim_y,
+  return fmt::format("|{}:{}x{}:{}:{}:{}:{}|su{}:{}", static_cast<int>(intra.topology), intra.dim_x, intra.dim_y,
                      intra.link_bandwidth.base(), intra.onchip_bandwidth.base(), collectives.intra_algorithm,
-                     collectives.intra_bandwidth_fraction);
+                     collectives.intra_bandwidth_fraction, scaleup.nodes, scaleup.node_bandwidth.base());
 }
 }  // namespace trnsim

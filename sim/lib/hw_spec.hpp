@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "trnsim/op.hpp"
 #include "trnsim/units.hpp"
 
 namespace trnsim {
@@ -23,7 +24,24 @@ struct TensorSpec {
   int tile_m = 0, tile_n = 0;
   double fp32_slowdown = 4;     // FP32 matmul runs this many times slower than BF16
   double efficiency = 1.0;      // calibrated: achieved fraction of matmul issue slots (see results/calibration.md)
+  // The same for GEMMs on FP8 / MXFP8 / NVFP4 operands (a separate fitted parameter: narrower
+  // operands leave the array waiting on operand delivery and scaling more often). 0: as BF16.
+  double efficiency_low_precision = 0;
+  // Datasheet dense peak per chip for each dtype (TFLOPS; 0: the chip has no such GEMM). Only
+  // ratios to BF16 are used: the array's BF16 rate comes from rows x cols x units x clock.
+  double peak_tflops[kDTypes] = {};
   FlopRate peak_bf16() const { return FlopRate(2.0 * rows * cols * units * clock_hz); }
+  bool supports(DType d) const { return d == DType::BF16 || d == DType::FP32 || peak_tflops[static_cast<int>(d)] > 0; }
+  // Cycles of a matmul instruction on dtype d relative to BF16.
+  double slowdown(DType d) const {
+    if (d == DType::BF16) return 1.0;
+    if (d == DType::FP32) return fp32_slowdown;
+    const double r = peak_tflops[static_cast<int>(d)];
+    return r > 0 ? peak_tflops[static_cast<int>(DType::BF16)] / r : 1.0;
+  }
+  double efficiency_of(DType d) const {
+    return is_low_precision(d) && efficiency_low_precision > 0 ? efficiency_low_precision : efficiency;
+  }
 };
 
 struct LaneEngineSpec {
@@ -65,6 +83,15 @@ struct InterNodeSpec {
   double latency_s = 0;
 };
 
+// A scale-up domain larger than one node: NVIDIA GB200/GB300 NVL72 (18 trays of 4 GPUs on one
+// NVLink switch fabric), Trn2 / Trn3 UltraServers (instances joined by NeuronLink). Groups whose
+// nodes all sit in one domain cross nodes at `node_bandwidth`, not over the NICs.
+struct ScaleUpSpec {
+  int nodes = 1;                   // nodes per domain (1: no domain beyond the node)
+  Bandwidth node_bandwidth;        // per node, per direction, into the domain fabric
+  double latency_s = 0;
+};
+
 struct CollectiveSpec {
   std::string intra_algorithm = "ring";        // ring | direct
   std::string inter_algorithm = "hierarchical"; // hierarchical | ring
@@ -102,6 +129,7 @@ struct HwSpec {
   HbmSpec hbm;
   IntraNodeSpec intra;
   InterNodeSpec inter;
+  ScaleUpSpec scaleup;
   CollectiveSpec collectives;
   HostSpec host;
   PriceSpec price;

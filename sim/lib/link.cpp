@@ -13,6 +13,7 @@ const char* to_string(LinkClass c) {
     case LinkClass::Pair: return "pair_link";
     case LinkClass::SwitchPort: return "switch_port";
     case LinkClass::Nic: return "nic";
+    case LinkClass::ScaleUp: return "scaleup";
     case LinkClass::Count: break;
   }
   return "?";

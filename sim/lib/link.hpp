@@ -15,7 +15,9 @@
 
 namespace trnsim {
 
-enum class LinkClass { OnChip = 0, TorusX, TorusY, Pair, SwitchPort, Nic, Count };
+// ScaleUp: a node's port into a multi-node scale-up domain (NVL72 NVLink switches, UltraServer
+// NeuronLink), used by groups that cross nodes without leaving the domain.
+enum class LinkClass { OnChip = 0, TorusX, TorusY, Pair, SwitchPort, Nic, ScaleUp, Count };
 constexpr int kLinkClasses = static_cast<int>(LinkClass::Count);
 const char* to_string(LinkClass c);
 

@@ -55,8 +55,9 @@ sc_core::sc_time dma_latency(const HwSpec& hw, int instrs) {
 
 std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
   const TensorSpec& t = hw.tensor;
-  const int64_t dt = dtype_bytes(op.dtype);
-  const double slow = op.dtype == DType::FP32 ? t.fp32_slowdown : 1.0;
+  const double dt = dtype_bytes(op.dtype), dto = dtype_bytes(op.out_dtype);
+  // Cycles per matmul instruction relative to BF16 (datasheet peak ratio), over the dtype's efficiency.
+  const double slow = t.slowdown(op.dtype) * t.efficiency / t.efficiency_of(op.dtype);
   const int64_t kpasses = ceil_div(op.k, t.rows);
   const double third = hw.sram.sbuf.base() / 3.0;
   const bool a_resident = static_cast<double>(op.m * op.k * dt) <= third;
@@ -91,7 +92,7 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
       u.tensor_cycles = total_cycles * static_cast<double>(nj) / static_cast<double>(op.n);
       const bool load_a = (j == 0 || !a_resident) && !op.onchip_in;
       u.load_bytes = static_cast<double>(op.batch * (op.k * nj + (load_a ? op.m * op.k : 0)) * dt);
-      u.store_bytes = op.onchip_out ? 0.0 : static_cast<double>(op.batch * op.m * nj * dt);
+      u.store_bytes = op.onchip_out ? 0.0 : static_cast<double>(op.batch * op.m * nj) * dto;
       u.evict_elems = static_cast<double>(op.batch * op.m * nj);
       u.load_instrs = 2;
       u.store_instrs = 1;
@@ -101,7 +102,7 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
   }
   // Batched GEMMs of small matrices (attention heads): consecutive batch elements that
   // fit a third of SBUF together form one unit, moved by one strided descriptor per operand.
-  const double per_elem = static_cast<double>((op.m * op.k + op.k * op.n + op.m * op.n) * dt);
+  const double per_elem = static_cast<double>(op.m * op.k + op.k * op.n) * dt + static_cast<double>(op.m * op.n) * dto;
   const int64_t group = (op.batch > 1 && blocks == 1 && mchunks == 1)
                             ? std::clamp<int64_t>(static_cast<int64_t>(third / per_elem), 1, op.batch)
                             : 1;
@@ -118,7 +119,7 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
         const bool load_a = (j == 0 || !a_resident) && !op.onchip_in;
         u.load_bytes = static_cast<double>(((load_a ? mi * op.k : 0) + (i == 0 ? op.k * nj : 0)) * dt);
         u.load_instrs = (load_a ? 1 : 0) + (i == 0 ? 1 : 0);
-        u.store_bytes = op.onchip_out ? 0.0 : static_cast<double>(mi * nj * dt);
+        u.store_bytes = op.onchip_out ? 0.0 : static_cast<double>(mi * nj) * dto;
         u.store_instrs = op.onchip_out ? 0 : 1;
         u.evict_elems = static_cast<double>(mi * nj);
         if (group > 1 && b % group != 0) {  // join the current group of batch elements

@@ -140,16 +140,32 @@ GroupLayout compute_layout(const HwSpec& hw, int stride, int size) {
     g.intra_ring = ring_cost(hw, groups, hw.collectives.intra_algorithm == "bidirectional-ring" ? Pattern::BiRing : Pattern::Ring);
     g.intra_direct = ring_cost(hw, groups, Pattern::AllPairs);
   }
-  // Inter-node: every core of the node takes part in some group's node-level ring at once.
+  // Inter-node: every core of the node takes part in some group's node-level ring at once. With
+  // scale-up domains the group's nodes split into domains of domain_nodes nodes (the largest
+  // divisor of the group's node count that one domain holds at the group's node stride: jobs
+  // place power-of-two groups, e.g. 16 of an NVL72's 18 trays): rings inside a domain run on the
+  // domain fabric, only the ring between domains crosses the NICs.
+  const int node_stride = std::max(1, stride / cpn);
+  if (hw.scaleup.nodes > 1 && g.nodes > 1) {
+    const int cap = std::max(1, hw.scaleup.nodes / node_stride);
+    for (int d = std::min(cap, g.nodes); d >= 1; --d)
+      if (g.nodes % d == 0) {
+        g.domain_nodes = d;
+        break;
+      }
+  }
+  g.domains = g.nodes / g.domain_nodes;
+  g.domain_ring = {LinkClass::ScaleUp, static_cast<double>(cpn), 1};
   g.inter_ring = {LinkClass::Nic, static_cast<double>(cpn), 1};
-  g.flat_cross = {LinkClass::Nic, static_cast<double>(cpn) / g.local, 1};
-  // Pipeline neighbour: every core sends to the core `stride` ranks ahead at once.
+  g.flat_cross = {g.domains > 1 ? LinkClass::Nic : LinkClass::ScaleUp, static_cast<double>(cpn) / g.local, 1};
+  // Pipeline neighbour: every core sends to the core `stride` ranks ahead at once; between nodes
+  // the representative pair is inside a domain when the domain holds more than one stage.
   if (stride < cpn) {
     std::vector<std::vector<int>> pairs;
     for (int c = 0; c + stride < cpn; ++c) pairs.push_back({c, c + stride});
     g.p2p = ring_cost(hw, pairs, Pattern::Chain);
   } else {
-    g.p2p = {LinkClass::Nic, static_cast<double>(cpn), 1};
+    g.p2p = {hw.scaleup.nodes > node_stride ? LinkClass::ScaleUp : LinkClass::Nic, static_cast<double>(cpn), 1};
   }
   return g;
 }

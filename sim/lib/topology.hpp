@@ -24,15 +24,19 @@ struct GroupLayout {
   int size = 1;    // ranks in the group
   int local = 1;   // ranks of the group inside one node
   int nodes = 1;   // nodes the group spans
+  // Scale-up domains (NVL72, UltraServers): the group's nodes in each domain, and how many
+  // domains it spans (nodes = domain_nodes x domains; 1 x nodes without a domain level).
+  int domain_nodes = 1, domains = 1;
   PathCost intra_ring;    // one step of a ring among the local ranks
   PathCost intra_direct;  // one step of a direct exchange among the local ranks
-  PathCost inter_ring;    // one step of a ring among nodes (hierarchical second phase)
+  PathCost domain_ring;   // one step of a ring among the group's nodes of one domain (scale-up fabric)
+  PathCost inter_ring;    // one step of a ring among nodes / domains over the NICs
   PathCost flat_cross;    // the node-crossing hop of a flat ring over all ranks
   PathCost p2p;           // send to the rank `stride` away (pipeline neighbour)
   // The same placement on another disjoint set of links (e.g. another pipeline stage's nodes).
   GroupLayout in_domain(int d) const {
     GroupLayout g = *this;
-    for (PathCost* p : {&g.intra_ring, &g.intra_direct, &g.inter_ring, &g.flat_cross, &g.p2p}) p->domain = d;
+    for (PathCost* p : {&g.intra_ring, &g.intra_direct, &g.domain_ring, &g.inter_ring, &g.flat_cross, &g.p2p}) p->domain = d;
     return g;
   }
 };

@@ -110,5 +110,16 @@ void fill_features(ValidationCase& c) {
   c.gpus = c.workload.devices();
 }
 
+void lightest_recompute_that_fits(ValidationCase& c) {
+  for (Checkpointing ck : {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full}) {
+    c.workload.checkpointing = ck;
+    try {
+      if (make_scenario(c.workload, c.model, true).fits) return;
+    } catch (const ConfigError&) {
+      return;  // invalid for another reason: the run reports it
+    }
+  }
+}
+
 }  // namespace datasets
 }  // namespace trnsim

@@ -1,9 +1,17 @@
 // nemo.cpp — the validation adapter of one dataset (dataset_common.hpp has the rules).
 // NVIDIA NeMo / Megatron-Bridge performance tables (H100 → GB300). Stack facts
 // (frameworks.md §3): Transformer Engine with fused (flash/cuDNN) attention, distributed
-// optimizer (ZeRO-1), SP with TP > 1, mixed precision with FP32 master weights. Measured:
-// tokens/s/GPU. Rows are written only when every feature they use exists in trnsim; the
-// blockers are listed in a fixed order.
+// optimizer (ZeRO-1), SP with TP > 1, mixed precision with FP32 master weights and FP32
+// gradient reduction, TP comm overlap on where TP > 1 (the MB guide: the best TP-overlap
+// configurations are set in the recipes by default), the lightest activation recompute that
+// fits (the 24.07 configs' granularity is null where the model fits; the pages do not say what
+// the FSDP and large-micro-batch rows use, and NVIDIA publishes only configurations that run). FSDP rows:
+// Megatron-FSDP, ZeRO-3 semantics over DP. Precision: the page's label; "FP8" on the 24.x
+// pages is Transformer Engine's default delayed scaling (the 24.07 launcher configs set
+// fp8_amax_history_len 1024), "FP8" and the unlabelled 25.09 table on later pages are
+// current scaling (25.11 labels the same primary column FP8-CS); a figure in parentheses
+// (another recipe) is not used. Measured: tokens/s/GPU. Rows are written only when every
+// feature they use exists in trnsim; the blockers are listed in a fixed order.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -29,7 +37,25 @@ const NemoShape kNemoShapes[] = {
     {"LLAMA3_8B", 32, 4096, 32, 8, 14336, 128256, true},    {"LLAMA3-70B", 80, 8192, 64, 8, 28672, 128256, true},
     {"LLAMA3_70B", 80, 8192, 64, 8, 28672, 128256, true},   {"LLAMA3.1_405B", 126, 16384, 128, 8, 53248, 128256, true},
     {"GPT3-175B", 96, 12288, 96, 96, 49152, 50257, false},
+    // NeMo launcher configs gpt3/5b.yaml and 20b.yaml: 24 x 4096 x 32 heads, 44 x 6144 x 48 heads, FFN 4h.
+    {"GPT3-5B", 24, 4096, 32, 32, 16384, 50257, false},     {"GPT3-20B", 44, 6144, 48, 48, 24576, 50257, false},
 };
+// The page's precision label as a trnsim precision (see the header); empty: not expressible.
+struct NemoPrecision {
+  Precision precision;
+  Fp8Recipe recipe;
+};
+bool nemo_precision(const std::string& label, const std::string& container, NemoPrecision& out) {
+  const bool early = contains(container, "24.");
+  out.recipe = early ? Fp8Recipe::Delayed : Fp8Recipe::Current;
+  if (label == "BF16") out.precision = Precision::MixedBF16;
+  else if (label == "MXFP8" || label == "FP8-MX") out.precision = Precision::MXFP8;
+  else if (label == "NVFP4") out.precision = Precision::NVFP4;
+  else if (contains(label, "FP8") || contains(label, "not stated")) out.precision = Precision::FP8;
+  else return false;
+  if (contains(label, "FP8-CS")) out.recipe = Fp8Recipe::Current;
+  return true;
+}
 bool is_moe(const std::string& model) {
   for (const char* k : {"DeepSeek", "Qwen3", "GPT OSS", "Kimi", "Nemotron_3", "Mixtral"})
     if (contains(model, k)) return true;
@@ -41,7 +67,9 @@ bool is_moe(const std::string& model) {
 std::vector<ValidationCase> nemo(const std::string& file) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
-  const std::map<std::string, std::string> systems = {{"DGX-H100", "dgx-h100"}};
+  const std::map<std::string, std::string> systems = {{"DGX-H100", "dgx-h100"},    {"DGX-B200", "dgx-b200"},
+                                                       {"DGX-B300", "dgx-b300"},    {"DGX-GB200", "gb200-nvl72"},
+                                                       {"DGX-GB300", "gb300-nvl72"}};
   for (size_t r = 0; r < t.rows(); ++r) {
     const std::string name = t.at(r, "model"), task = t.at(r, "task"), prec = t.at(r, "precision");
     const std::string sys = t.at(r, "system");
@@ -62,16 +90,19 @@ std::vector<ValidationCase> nemo(const std::string& file) {
     c.gpus = gpus, c.tp = tp, c.pp = pp, c.seq = cell_num("seq_len", 0);
     const std::string fsdp = t.at(r, "FSDP");
     std::vector<std::string> blockers;
-    if (!systems.count(sys)) blockers.push_back("hardware: no " + sys + " file (Blackwell)");
-    if (!contains(prec, "BF16")) blockers.push_back("FP8/FP4 precision");
+    if (!systems.count(sys)) blockers.push_back("hardware: no " + sys + " file");
+    NemoPrecision np{};
+    if (!nemo_precision(prec, t.at(r, "container"), np)) blockers.push_back("precision label \"" + prec + "\" unknown");
     if (is_moe(name) || ep > 1) blockers.push_back("MoE / expert parallelism");
     if (!contains(task, "Pre")) blockers.push_back("fine-tuning / LoRA");
     if (cp > 1) blockers.push_back("context parallelism");
-    if (!fsdp.empty() && fsdp[0] != '0') blockers.push_back("FSDP (ZeRO-3)");
+    const bool fsdp_on = !fsdp.empty() && fsdp[0] != '0';
     const NemoShape* shape = nullptr;
     for (const auto& s : kNemoShapes)
       if (name == s.key) shape = &s;
     if (!shape && !is_moe(name)) blockers.push_back("model shape not in trnsim");
+    if (shape && shape->layers % (pp * std::max<int64_t>(1, vp)) != 0)
+      blockers.push_back("uneven pipeline split (layers not divisible by PP x VP)");
     const std::string tok = t.at(r, "tokens_per_s_per_gpu");
     if (tok.empty()) blockers.push_back("no measured tokens/s/GPU");
     else c.measured = num(t, r, "tokens_per_s_per_gpu");
@@ -85,19 +116,25 @@ std::vector<ValidationCase> nemo(const std::string& file) {
       m.dropout = 0;
       m.max_seq = std::max(m.max_seq, c.seq);
       const int64_t mb = cell_num("micro_batch", 1), gb = cell_num("global_batch", 1);
-      Workload w = workload(file, r, m, systems.at(sys), std::max<int64_t>(1, gpus / 8), tp, pp,
+      static std::map<std::string, int64_t> cores;  // GPUs per node of each system (4 per GB200/GB300 tray)
+      if (!cores.count(sys)) cores[sys] = load_hw_spec(hw_path(systems.at(sys))).cores_per_node();
+      const int64_t per_node = cores[sys];
+      Workload w = workload(file, r, m, systems.at(sys), std::max<int64_t>(1, gpus / per_node), tp, pp,
                             gpus / (tp * pp), mb, gb, c.seq);
-      if (gpus < 8) w.cores_per_node = gpus;
-      w.precision = Precision::MixedBF16;
+      if (gpus < per_node) w.cores_per_node = gpus;
+      w.precision = np.precision;
+      w.fp8_recipe = np.recipe;
       w.fp32_grads = true;
       w.sequence_parallel = tp > 1;
-      w.zero = 1;
+      w.tp_overlap = tp > 1;
+      w.zero = fsdp_on ? 3 : 1;
+      if (w.zero == 3) w.reduce_every_micro_batch = true;
       w.virtual_stages = vp;
-      w.checkpointing = Checkpointing::None;
       w.attention = Attention::Flash;  // Transformer Engine picks a flash backend (cuDNN / FA)
       c.has_workload = true;
       c.workload = w;
       c.model = m;
+      lightest_recompute_that_fits(c);
       fill_features(c);
     }
     out.push_back(c);

@@ -29,9 +29,25 @@ enum class OpKind {
 enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma, Collective };
 enum class Group { None, TP, DP, PP };
 enum class Phase { Forward, Backward, Recompute, Optimizer };
-enum class DType { BF16, FP32 };
+// Element types. FP8: E4M3 / E5M2 with one FP32 scale per tensor or per row (Transformer
+// Engine, torchao). MXFP8: E4M3 with one E8M0 scale per 32 elements (OCP MX). NVFP4: E2M1 with
+// one E4M3 scale per 16 elements and an FP32 scale per tensor (NVIDIA Blackwell).
+enum class DType { BF16, FP32, FP8, MXFP8, NVFP4 };
+constexpr int kDTypes = 5;
 
-constexpr int dtype_bytes(DType d) { return d == DType::BF16 ? 2 : 4; }
+// Bytes per element, block scales included (MXFP8 1 + 1/32; NVFP4 1/2 + 1/16).
+constexpr double dtype_bytes(DType d) {
+  switch (d) {
+    case DType::BF16: return 2;
+    case DType::FP32: return 4;
+    case DType::FP8: return 1;
+    case DType::MXFP8: return 1.0 + 1.0 / 32;
+    case DType::NVFP4: return 0.5 + 1.0 / 16;
+  }
+  return 2;
+}
+// Narrower than BF16: runs on the tensor engine's low-precision rate.
+constexpr bool is_low_precision(DType d) { return d == DType::FP8 || d == DType::MXFP8 || d == DType::NVFP4; }
 const char* to_string(OpKind k);
 const char* to_string(Engine e);
 const char* to_string(Group g);
@@ -40,10 +56,10 @@ const char* to_string(DType d);
 
 // The fields that decide an op's timing, as a cheap hashable value (no strings).
 struct OpShape {
-  int kind, engine, dtype, inputs, passes, transcendental, onchip;
+  int kind, engine, dtype, out_dtype, inputs, passes, transcendental, onchip;
   int64_t batch, m, k, n, elements, row;
   bool operator==(const OpShape& o) const {
-    return kind == o.kind && engine == o.engine && dtype == o.dtype && inputs == o.inputs && passes == o.passes &&
+    return kind == o.kind && engine == o.engine && dtype == o.dtype && out_dtype == o.out_dtype && inputs == o.inputs && passes == o.passes &&
            transcendental == o.transcendental && onchip == o.onchip && batch == o.batch && m == o.m && k == o.k && n == o.n &&
            elements == o.elements && row == o.row;
   }
@@ -51,7 +67,7 @@ struct OpShape {
 struct OpShapeHash {
   size_t operator()(const OpShape& s) const {
     uint64_t h = kFnvOffset;
-    for (int64_t v : {int64_t(s.kind), int64_t(s.engine), int64_t(s.dtype), int64_t(s.inputs), int64_t(s.passes),
+    for (int64_t v : {int64_t(s.kind), int64_t(s.engine), int64_t(s.dtype), int64_t(s.out_dtype), int64_t(s.inputs), int64_t(s.passes),
                       int64_t(s.transcendental), int64_t(s.onchip), s.batch, s.m, s.k, s.n, s.elements, s.row})
       h = fnv1a_mix(h, static_cast<uint64_t>(v));
     return static_cast<size_t>(h);
@@ -64,7 +80,8 @@ struct Op {
   Phase phase = Phase::Forward;
   std::string label;               // e.g. "L3.qkv.fwd" (free text, for traces only)
   int layer = -1;                  // -1: not inside a repeated block
-  DType dtype = DType::BF16;
+  DType dtype = DType::BF16;      // operands (GEMM: A and B)
+  DType out_dtype = DType::BF16;  // result (a low-precision GEMM writes BF16; a quantize op writes FP8)
 
   // GEMM shape
   int64_t batch = 1, m = 0, k = 0, n = 0;
@@ -95,7 +112,7 @@ struct Op {
   // Identical ops (same work on the same hardware) share a key, so timing can be memoised.
   std::string shape_key() const;
   OpShape shape() const {
-    return {static_cast<int>(kind), static_cast<int>(engine), static_cast<int>(dtype), inputs, passes,
+    return {static_cast<int>(kind), static_cast<int>(engine), static_cast<int>(dtype), static_cast<int>(out_dtype), inputs, passes,
             transcendental ? 1 : 0, (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0), batch, m, k, n, elements, row};
   }
 };

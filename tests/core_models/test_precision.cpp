@@ -1,0 +1,142 @@
+// test_precision.cpp — issue 23: what each low-precision recipe puts in the operator graph and
+// in memory, checked against counts and closed forms written here: which GEMMs run on the
+// narrow format (the block's linear layers only), one quantize op per linear input and per
+// output gradient with the recipe's passes and two outputs, the amax all-reduces the recipe
+// needs, the per-step weight cast, FP8 sequence-parallel gathers, and the memory terms.
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+#include "memory_model.hpp"
+#include "model_spec.hpp"
+
+using namespace trnsim;
+using test::workload;
+
+namespace {
+struct Counts {
+  int low_gemms = 0, bf16_gemms = 0, quant = 0, grad_quant = 0, tp_amax = 0;
+  int quant_passes = 0;
+};
+// One layer's forward and backward ops of stage 0 (layer 0).
+Counts layer_counts(const StepPlan& plan, DType low) {
+  Counts c;
+  const auto& st = plan.stages.front();
+  auto visit = [&](const Op& o) {
+    if (o.layer != 0) return;
+    if (o.kind == OpKind::Gemm) (o.dtype == low ? c.low_gemms : c.bf16_gemms)++;
+    if (o.label.find(".grad_quant") != std::string::npos) ++c.grad_quant;
+    else if (o.label.find(".quant") != std::string::npos) ++c.quant, c.quant_passes = o.passes;
+    if (o.is_collective() && o.label.find(".amax") != std::string::npos) ++c.tp_amax;
+  };
+  for (auto v : st.forward) visit(st.graph[v]);
+  for (auto v : st.backward) visit(st.graph[v]);
+  return c;
+}
+Workload llama_tp2(Precision p, Fp8Recipe r = Fp8Recipe::Delayed) {
+  Workload w = workload("llama2-7b", "dgx-h100", 1, 2, 1, 4, 1, 8, 4096);
+  w.sequence_parallel = true;
+  w.attention = Attention::Flash;
+  w.precision = p;
+  w.fp8_recipe = r;
+  w.fp32_grads = true;
+  w.zero = 1;
+  return w;
+}
+const Op* find_op(const StepPlan& plan, const std::string& label) {
+  for (const auto& st : plan.stages)
+    for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
+      if (st.graph[v].label == label) return &st.graph[v];
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("each precision puts exactly the block linears on its format, with its quantize ops", "[precision]") {
+  const auto m = load_model_spec(model_path("llama2-7b"));
+  struct Case {
+    Precision p;
+    Fp8Recipe r;
+    DType low;
+    int passes, amax_per_layer;
+  };
+  // Llama block with fused QKV and gate/up: 4 linears (qkv, out_proj, gate_up, down), each with
+  // a forward dgrad and wgrad: 12 low-precision GEMMs; the flash kernel's GEMMs (2 forward, 5
+  // backward with the recomputed scores) stay BF16. Inputs quantized: attn_in, proj_in, mlp_in,
+  // down_in; output gradients: one per linear. Amax all-reduces over TP: the two inputs that
+  // are gathered over the sequence-parallel group, where the scale needs the global amax.
+  for (const Case& c : {Case{Precision::FP8, Fp8Recipe::Delayed, DType::FP8, 1, 0},
+                        Case{Precision::FP8, Fp8Recipe::Current, DType::FP8, 2, 2},
+                        Case{Precision::FP8, Fp8Recipe::Rowwise, DType::FP8, 2, 0},
+                        Case{Precision::MXFP8, Fp8Recipe::Delayed, DType::MXFP8, 1, 0},
+                        Case{Precision::NVFP4, Fp8Recipe::Delayed, DType::NVFP4, 2, 2}}) {
+    INFO(to_string(c.p) << " " << to_string(c.r));
+    const auto plan = build_step_plan(m, llama_tp2(c.p, c.r));
+    const Counts n = layer_counts(plan, c.low);
+    CHECK(n.low_gemms == 12);
+    CHECK(n.bf16_gemms == 7);
+    CHECK(n.quant == 4);
+    CHECK(n.grad_quant == 4);
+    CHECK(n.quant_passes == c.passes);
+    CHECK(n.tp_amax == c.amax_per_layer);
+    CHECK(find_op(plan, "head.logits")->dtype == DType::BF16);  // LM head stays BF16
+  }
+  // BF16 has none of it.
+  const Counts b = layer_counts(build_step_plan(m, llama_tp2(Precision::MixedBF16)), DType::FP8);
+  CHECK((b.low_gemms == 0 && b.quant == 0 && b.grad_quant == 0 && b.tp_amax == 0));
+}
+
+TEST_CASE("quantize ops move the bytes of their format, SP gathers move FP8, gradients stay BF16", "[precision]") {
+  const auto m = load_model_spec(model_path("llama2-7b"));
+  const int64_t T = 4096, h = m.hidden, t = 2;
+  for (Precision p : {Precision::FP8, Precision::MXFP8, Precision::NVFP4}) {
+    INFO(to_string(p));
+    const DType low = linear_dtype(p);
+    const auto plan = build_step_plan(m, llama_tp2(p));
+    const Op* q = find_op(plan, "L0.attn_in.quant");  // the local SP shard: T/t tokens
+    REQUIRE(q);
+    CHECK(q->elements == T / t * h);
+    CHECK(q->bytes_written.base() == Approx(2.0 * dtype_bytes(low) * T / t * h));  // row-wise + transposed copies
+    CHECK(q->bytes_read.base() == Approx(2.0 * q->passes * T / t * h));
+    const Op* ag = find_op(plan, "L0.attn_enter");
+    const Op* rs = find_op(plan, "L0.attn_enter.bwd");
+    REQUIRE((ag && rs));
+    CHECK(ag->comm_bytes.base() == Approx(dtype_bytes(low) * T * h));
+    CHECK(rs->comm_bytes.base() == Approx(2.0 * T * h));  // BF16 input gradients
+    const Op* qkv = find_op(plan, "L0.qkv");
+    CHECK(qkv->bytes_written.base() == Approx(2.0 * T * qkv->n));  // a low-precision GEMM writes BF16
+  }
+}
+
+TEST_CASE("the weight cast runs once per step over the stage's linear weights", "[precision]") {
+  const auto m = load_model_spec(model_path("llama2-7b"));
+  const auto plan = build_step_plan(m, llama_tp2(Precision::FP8));
+  const Op* cast = find_op(plan, "optimizer.weight_quant");
+  REQUIRE(cast);
+  CHECK(cast->phase == Phase::Optimizer);
+  const double h = m.hidden, f = m.ffn, d = m.head_dim();
+  const double linear = m.layers * (h * (m.heads + 2 * m.kv_heads) * d + m.heads * d * h + 3 * h * f) / 2;  // TP 2
+  CHECK(static_cast<double>(cast->elements) == Approx(linear));
+  // Delayed scaling reduces the amax history once per step over DP; current scaling does not.
+  CHECK(find_op(plan, "optimizer.amax_reduce"));
+  CHECK_FALSE(find_op(build_step_plan(m, llama_tp2(Precision::FP8, Fp8Recipe::Current)), "optimizer.amax_reduce"));
+}
+
+TEST_CASE("low-precision memory: weight copies and narrower saved linear inputs, by hand", "[precision]") {
+  const auto m = load_model_spec(model_path("llama2-7b"));
+  Workload bf = llama_tp2(Precision::MixedBF16), f8 = llama_tp2(Precision::FP8);
+  const double s = 4096, b = 1, h = m.hidden, f = m.ffn, t = 2;
+  // Saved linear inputs (attention in, MLP in, out-projection in, activation out) in FP8: half
+  // of 2sbh + 2sbh + 2sbh + 2sbf, all divided by t with SP.
+  const double saved = (2 * s * b * h * 3 + 2 * s * b * f) / t;
+  CHECK(layer_activation_bytes(m, bf).base() - layer_activation_bytes(m, f8).base() == Approx(saved / 2));
+  Workload nv = llama_tp2(Precision::NVFP4);
+  CHECK(layer_activation_bytes(m, bf).base() - layer_activation_bytes(m, nv).base() ==
+        Approx(saved * (1 - dtype_bytes(DType::NVFP4) / 2)));
+  // Copies: every linear weight of the rank, twice (row-wise and transposed), at the format's bytes.
+  const auto mem = memory_per_stage(m, f8, build_step_plan(m, f8));
+  const double d = m.head_dim();
+  const double linear = m.layers * (h * (m.heads + 2 * m.kv_heads) * d + m.heads * d * h + 3 * h * f) / t;
+  CHECK(mem.front().low_precision_weights.base() == Approx(2 * linear));
+  CHECK(memory_per_stage(m, bf, build_step_plan(m, bf)).front().low_precision_weights.base() == 0);
+  // FP8 keeps FP32 master weights like mixed-bf16.
+  CHECK(mem.front().master_weights.base() > 0);
+}
