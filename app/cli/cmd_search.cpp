@@ -19,7 +19,8 @@ Args search_args() {
          "Find the top-K layouts by throughput and by cost to train, and the Pareto front of time vs cost, over\n"
          "every layout: TP any divisor of the heads (within or across nodes), PP any divisor of the layers, virtual\n"
          "stages, every micro-batch dividing the local batch, recompute, ZeRO 0-3 (3 = FSDP), SP, TP and DP overlap, fusion,\n"
-         "attention kernel. Memory is exact for every layout; a layout is simulated only if its lower-bound step time\n"
+         "attention kernel, precision (BF16 unless --axes lists fp8 / mxfp8 / nvfp4; a format a chip lacks is skipped\n"
+         "for it). Memory is exact for every layout; a layout is simulated only if its lower-bound step time\n"
          "could still enter a top-K or the front, so the answer equals exhaustive simulation (--exhaustive checks it).");
   a.option("model", "", "model name (models/<name>.json)")
       .option("hw", "", "comma-separated instance names (hw/<name>.json)")
@@ -27,7 +28,7 @@ Args search_args() {
       .option("seq", "4096", "sequence length (tokens)")
       .option("global-batch", "1024", "global batch (sequences)")
       .option("axes", "", "limit axes, e.g. \"tp=1,2,4;zero=1;attention=flash;recompute=none,selective\" (axes: "
-                          "tp pp vs mb recompute zero sp tp_overlap dp_overlap fused attention)")
+                          "tp pp vs mb recompute zero sp tp_overlap dp_overlap fused attention precision=bf16,fp8,mxfp8,nvfp4)")
       .option("top-k", "20", "rows in each top list")
       .option("train-tokens", "1e12", "tokens of the training run for time and cost to train")
       .flag("exhaustive", "simulate every layout that fits (slow; the exactness reference)")

@@ -45,8 +45,8 @@ struct Shape {
 };
 
 // tp_overlap is an executor setting, not part of the plan: one shape serves both.
-using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool>;
-ShapeKey shape_key(const Layout& l) { return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash}; }
+using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, int>;
+ShapeKey shape_key(const Layout& l) { return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash, l.prec}; }
 
 Shape build_shape(const Workload& w, const ModelSpec& model, const HwSpec& hw) {
   Shape sh;
@@ -167,6 +167,7 @@ nlohmann::json run_search(const SearchOptions& o) {
     row["tp_overlap"] = l.tp_overlap;
     row["dp_overlap"] = l.overlap_dp;
     row["attention"] = l.flash ? "flash" : "unfused";
+    row["precision"] = to_string(precision_of_layout(l, hws[l.hw]));
     row["bound_s"] = c.bound_s;
     row["breakdown_s"] = report["step"]["breakdown_s"];
     if (c.bound_s > r.step_time_s && ++violations <= 5)

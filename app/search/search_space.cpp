@@ -19,6 +19,15 @@ std::vector<int64_t> divisors(int64_t n) {
   return d;
 }
 
+Precision precision_of(uint8_t prec, const HwSpec& hw) {
+  switch (prec) {
+    case 1: return Precision::FP8;
+    case 2: return Precision::MXFP8;
+    case 3: return Precision::NVFP4;
+    default: return hw.stochastic_rounding ? Precision::BF16_SR : Precision::MixedBF16;
+  }
+}
+
 bool allowed(const AxisLimits& axes, const std::string& axis, int64_t value) {
   auto it = axes.find(axis);
   return it == axes.end() || std::find(it->second.begin(), it->second.end(), value) != it->second.end();
@@ -28,7 +37,7 @@ bool allowed(const AxisLimits& axes, const std::string& axis, int64_t value) {
 
 const std::vector<std::string>& axis_names() {
   static const std::vector<std::string> names = {"tp", "pp", "vs", "mb", "recompute", "zero", "sp",
-                                                 "tp_overlap", "dp_overlap", "fused", "attention"};
+                                                 "tp_overlap", "dp_overlap", "fused", "attention", "precision"};
   return names;
 }
 
@@ -48,6 +57,14 @@ AxisLimits parse_axes(const std::string& text) {
     auto& values = out[axis];
     while (std::getline(vs, v, ',')) {
       int64_t x = 0;
+      static const std::vector<std::string> precisions = {"bf16", "fp8", "mxfp8", "nvfp4"};
+      const auto pr = std::find(precisions.begin(), precisions.end(), v);
+      if (axis == "precision") {
+        if (pr == precisions.end())
+          throw UsageError(fmt::format("trnsim search: --axes precision: \"{}\" is not a precision (bf16, fp8, mxfp8, nvfp4)", v));
+        values.push_back(pr - precisions.begin());
+        continue;
+      }
       if (v == "on" || v == "true" || v == "flash" || v == "selective") x = 1;
       else if (v == "off" || v == "false" || v == "unfused" || v == "none") x = 0;
       else if (v == "full") x = 2;
@@ -73,6 +90,11 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
   const auto& ax = spec.axes;
   for (size_t h = 0; h < hws.size(); ++h) {
     const int64_t cpn = hws[h].cores_per_node();
+    std::vector<uint8_t> precs;  // the precisions asked for (bf16 alone by default) that this hardware has
+    for (uint8_t pr = 0; pr < 4; ++pr)
+      if ((ax.count("precision") ? allowed(ax, "precision", pr) : pr == 0) &&
+          hws[h].tensor.supports(linear_dtype(precision_of(pr, hws[h]))))
+        precs.push_back(pr);
     for (int64_t nodes : spec.nodes) {
       const int64_t devices = nodes * cpn;
       for (int64_t tp : divisors(m.heads)) {
@@ -117,7 +139,10 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
                             l.overlap_dp = dpo;
                             l.fused = fused;
                             l.flash = flash;
-                            out.push_back(l);
+                            for (uint8_t pr : precs) {
+                              l.prec = pr;
+                              out.push_back(l);
+                            }
                           }
                         }
                       }
@@ -134,11 +159,14 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
   return out;
 }
 
+Precision precision_of_layout(const Layout& l, const HwSpec& hw) { return precision_of(l.prec, hw); }
+
 std::string layout_name(const Layout& l, const SpaceSpec& spec) {
   static const char* ck[] = {"none", "selective", "full"};
-  return fmt::format("{}-{}-{}n-tp{}{}{}-pp{}-v{}-dp{}-mb{}-{}-z{}{}-{}-{}", spec.model, spec.hws[l.hw], l.nodes, l.tp,
+  static const char* pr[] = {"", "-fp8", "-mxfp8", "-nvfp4"};
+  return fmt::format("{}-{}-{}n-tp{}{}{}-pp{}-v{}-dp{}-mb{}-{}-z{}{}-{}-{}{}", spec.model, spec.hws[l.hw], l.nodes, l.tp,
                      l.sp ? "sp" : "", l.tp_overlap ? "o" : "", l.pp, l.vs, l.dp, l.mb, ck[l.ckpt], l.zero,
-                     l.overlap_dp ? "" : "-nodpo", l.fused ? "fused" : "unfused", l.flash ? "flash" : "attn");
+                     l.overlap_dp ? "" : "-nodpo", l.fused ? "fused" : "unfused", l.flash ? "flash" : "attn", pr[l.prec]);
 }
 
 Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& hw) {
@@ -158,7 +186,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.micro_batch = l.mb;
   w.global_batch = spec.global_batch;
   w.seq_len = spec.seq_len;
-  w.precision = hw.stochastic_rounding ? Precision::BF16_SR : Precision::MixedBF16;
+  w.precision = precision_of(l.prec, hw);
   w.fp32_grads = w.precision != Precision::BF16_SR;
   w.checkpointing = static_cast<Checkpointing>(l.ckpt);
   w.fused_qkv = w.fused_gate_up = l.fused;

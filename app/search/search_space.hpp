@@ -3,8 +3,9 @@
 // a node or spans whole nodes; PP: every divisor of the layers; interleaved virtual stages
 // dividing the layers per stage; every micro-batch dividing the local batch; recompute
 // none / selective / full; ZeRO 0-3 (3: FSDP); sequence parallelism on / off; TP and DP overlap on /
-// off; fused projections; attention kernel; hardware and node counts. `--axes` limits any of
-// them. Layouts are kept compact (no strings) so millions fit in memory.
+// off; fused projections; attention kernel; hardware and node counts; precision (bf16 only unless
+// --axes lists fp8 / mxfp8 / nvfp4; a format the hardware lacks is skipped for it). `--axes`
+// limits any of them. Layouts are kept compact (no strings) so millions fit in memory.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -20,7 +21,8 @@ namespace trnsim {
 // A value list per axis; an axis absent from the map takes every valid value.
 using AxisLimits = std::map<std::string, std::vector<int64_t>>;
 // Parses "tp=1,2,4;zero=1;attention=flash" (booleans as on/off or 1/0; recompute as
-// none/selective/full; attention as unfused/flash). Throws UsageError naming the axis.
+// none/selective/full; attention as unfused/flash; precision as bf16/fp8/mxfp8/nvfp4). Throws
+// UsageError naming the axis.
 AxisLimits parse_axes(const std::string& text);
 const std::vector<std::string>& axis_names();
 
@@ -28,6 +30,7 @@ struct Layout {
   uint16_t hw = 0;                 // index into the search's hardware list
   int32_t nodes = 1, tp = 1, pp = 1, vs = 1, dp = 1, mb = 1;
   uint8_t ckpt = 0, zero = 0;      // Checkpointing enum value, ZeRO stage
+  uint8_t prec = 0;                // 0 bf16 (bf16-sr where the hardware rounds stochastically), 1 fp8, 2 mxfp8, 3 nvfp4
   bool sp = false, tp_overlap = false, overlap_dp = true, fused = true, flash = false;
 };
 
@@ -41,8 +44,10 @@ struct SpaceSpec {
 
 // Every layout of the space that passes the arithmetic checks (divisibility, node fit).
 std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& model, const std::vector<HwSpec>& hws);
-// The workload of a layout (precision bf16-sr where the hardware has stochastic rounding, else mixed-bf16).
+// The workload of a layout (bf16: bf16-sr where the hardware has stochastic rounding, else
+// mixed-bf16; fp8 with delayed scaling, mxfp8, nvfp4 as the layout says).
 Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& hw);
 std::string layout_name(const Layout& l, const SpaceSpec& spec);
+Precision precision_of_layout(const Layout& l, const HwSpec& hw);
 
 }  // namespace trnsim

@@ -1,0 +1,45 @@
+// test_search_space.cpp — issue 23: precision as a search axis. BF16 alone unless --axes lists
+// low-precision formats; a format a chip lacks is skipped for that chip, not an error; the
+// layout's workload carries the precision and its name says it.
+#include <catch2/catch.hpp>
+
+#include "scenario.hpp"
+#include "search_space.hpp"
+#include "trnsim/error.hpp"
+
+#include <map>
+#include <set>
+
+using namespace trnsim;
+
+TEST_CASE("precision is a search axis; formats a chip lacks are skipped for it", "[search][precision]") {
+  const auto axes = parse_axes("precision=bf16,fp8,nvfp4;tp=8;pp=1;vs=1;mb=1;recompute=none;zero=1;sp=on;tp_overlap=off;"
+                               "dp_overlap=on;fused=on;attention=flash");
+  CHECK(axes.at("precision") == std::vector<int64_t>{0, 1, 3});
+  SpaceSpec spec;
+  spec.model = "llama2-7b";
+  spec.hws = {"p4d.24xlarge", "dgx-h100", "trn1.32xlarge", "gb200-nvl72"};
+  spec.nodes = {4};
+  spec.seq_len = 4096;
+  spec.global_batch = 64;
+  spec.axes = axes;
+  std::vector<HwSpec> hws;
+  for (const auto& h : spec.hws) hws.push_back(load_hw_spec(hw_path(h)));
+  const auto model = load_model_spec(model_path(spec.model));
+  std::map<std::string, std::set<std::string>> seen;
+  for (const auto& l : enumerate_space(spec, model, hws)) {
+    const Workload w = layout_workload(l, spec, hws[l.hw]);
+    seen[w.hw].insert(to_string(w.precision));
+    if (w.precision != Precision::MixedBF16 && w.precision != Precision::BF16_SR)
+      CHECK(layout_name(l, spec).find(std::string("-") + to_string(w.precision)) != std::string::npos);
+  }
+  CHECK(seen["p4d.24xlarge"] == std::set<std::string>{"mixed-bf16"});               // A100: no FP8
+  CHECK(seen["dgx-h100"] == std::set<std::string>{"mixed-bf16", "fp8"});            // Hopper: no NVFP4
+  CHECK(seen["trn1.32xlarge"] == std::set<std::string>{"bf16-sr", "fp8"});          // cFP8 at the BF16 rate
+  CHECK(seen["gb200-nvl72"] == std::set<std::string>{"mixed-bf16", "fp8", "nvfp4"});
+  // Without the axis: BF16 only.
+  spec.axes.erase("precision");
+  for (const auto& l : enumerate_space(spec, model, hws)) CHECK(l.prec == 0);
+  CHECK_THROWS_AS(parse_axes("precision=fp6"), UsageError);
+  CHECK_THROWS_WITH(parse_axes("precision=fp6"), Catch::Contains("bf16, fp8, mxfp8, nvfp4"));
+}
