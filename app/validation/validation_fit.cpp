@@ -70,7 +70,7 @@ const std::vector<std::string>& calibration_parameters(const std::string& family
   // are mostly FP8 / MXFP8 / NVFP4).
   static const std::vector<std::string> eager_lowp = {"tensor.efficiency", "tensor.efficiency_low_precision",
                                                       "host.dispatch_s"};
-  if (family == "h100" || family == "blackwell") return eager_lowp;
+  if (family == "h100" || family == "h100_500w" || family == "blackwell") return eager_lowp;
   if (family == "a100") return eager;
   return family == "trainium" ? lazy : compiled;
 }
@@ -80,6 +80,7 @@ std::vector<std::string> family_hw_files(const std::string& family) {
   if (family == "gaudi") return {"dl1.24xlarge"};
   if (family == "a100") return {"p4d.24xlarge", "dgx-a100-80g", "vtrain-a100"};
   if (family == "h100") return {"dgx-h100", "p5.48xlarge", "p5en.48xlarge"};
+  if (family == "h100_500w") return {"grand-teton-h100-96gb"};
   if (family == "blackwell") return {"dgx-b200", "p6-b200.48xlarge", "gb200-nvl72", "dgx-b300", "gb300-nvl72"};
   return {};
 }

@@ -127,3 +127,25 @@ TEST_CASE("every corpus row is predicted, calibration, not expressible or refuse
   CHECK(total == static_cast<int>(v["rows"].size()));
   CHECK(total == 36 + 8 + 426);  // Korthikanti's Figure 1 rows count twice (states, activations)
 }
+
+TEST_CASE("torchtitan rows: FSDP2 as ZeRO-3, float8 recipes, async TP, named blockers", "[validation]") {
+  const auto v = load_dataset("torchtitan", kCsv);
+  REQUIRE(v.size() == 56);
+  const auto& fp8 = row(v, 21, Metric::TokensPerSPerGpu);  // 70B, 256 H100 (500 W), FSDP 32 x TP 8, tensorwise, vanilla TP
+  REQUIRE(fp8.has_workload);
+  CHECK(fp8.workload.hw == "grand-teton-h100-96gb");
+  CHECK(fp8.family == "h100_500w");
+  CHECK((fp8.workload.zero == 3 && fp8.workload.tp == 8 && fp8.workload.dp == 32 && fp8.workload.sequence_parallel));
+  CHECK((fp8.workload.precision == Precision::FP8 && fp8.workload.fp8_recipe == Fp8Recipe::Current));
+  CHECK_FALSE(fp8.workload.tp_overlap);
+  CHECK(fp8.workload.checkpointing == Checkpointing::Full);
+  const auto& async = row(v, 22, Metric::TokensPerSPerGpu);
+  CHECK(async.workload.tp_overlap);
+  CHECK(row(v, 23, Metric::TokensPerSPerGpu).workload.fp8_recipe == Fp8Recipe::Rowwise);
+  CHECK(row(v, 31, Metric::TokensPerSPerGpu).not_expressible.find("per-op selective") != std::string::npos);
+  CHECK(row(v, 5, Metric::TokensPerSPerGpu).not_expressible.find("context parallelism") != std::string::npos);
+  CHECK(row(v, 46, Metric::TokensPerSPerGpu).not_expressible.find("power-limited B200") != std::string::npos);
+  CHECK(row(v, 49, Metric::TokensPerSPerGpu).not_expressible.find("MoE") != std::string::npos);
+  // Every row is either a workload or names what it lacks.
+  for (const auto& c : v) CHECK(c.has_workload != !c.not_expressible.empty());
+}

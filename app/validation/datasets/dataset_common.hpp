@@ -39,6 +39,7 @@ std::vector<ValidationCase> korthikanti(const std::string& file);
 std::vector<ValidationCase> vtrain(const std::string& file, const std::string& dataset);
 std::vector<ValidationCase> neuron_trn1(const std::string& file);
 std::vector<ValidationCase> nemo(const std::string& file);
+std::vector<ValidationCase> torchtitan(const std::string& file);
 std::vector<ValidationCase> seed(const std::string& file);
 
 }  // namespace trnsim::datasets

@@ -1,0 +1,128 @@
+// torchtitan.cpp — the validation adapter of one dataset (dataset_common.hpp has the rules).
+// pytorch/torchtitan benchmark pages and docs (2024-10 → 2025-06) and torchao's MXFP8 / NVFP4
+// notes. Measured: tokens/s/GPU. Stack facts (validation README, hardware.md "torchtitan"):
+//   * FSDP2 shards every parameter over the data-parallel group, all-gathers each block's
+//     parameters before use and frees them after forward, reduce-scatters gradients: ZeRO-3
+//     semantics, a reduction every micro-batch;
+//   * mixed precision: BF16 compute parameters, FP32 sharded parameters and reductions
+//     (FSDP2 MixedPrecisionPolicy param_dtype bf16, reduce_dtype fp32);
+//   * attention through F.scaled_dot_product_attention (a flash / cuDNN kernel): flash;
+//   * TP (DTensor) with sequence parallelism on the norms: SP whenever TP > 1; "async TP" rows
+//     overlap the TP collectives (tp_overlap), "vanilla TP" rows do not;
+//   * float8 (torchao) converts the block's nn.Linear layers, not the output layer:
+//     "tensorwise" (and unlabelled float8, torchao's default) = current per-tensor scaling,
+//     "rowwise" = per-row scales; "mxfp8" = MXFP8;
+//   * activation checkpointing: "full" = every block (full), "none"; torchtitan's per-op
+//     selective AC (keep matmul and attention outputs except every second matmul, recompute the
+//     rest; also the "selective AC" default of its Llama configs) and per-layer selective AC
+//     (every k-th block) have no trnsim policy yet: not expressible (trnsim's selective is
+//     Megatron's attention-core recompute, which recomputes and keeps different tensors).
+// Not modelled, the same for every row: torch.compile's kernel fusion (compiled rows predict as
+// eager), FP8 FSDP all-gathers. Hardware: the Grand Teton H100s (96 GB HBM2e, 500 W) are their
+// own family (h100_500w); H200 hosts are p5en.48xlarge; A100 80GB dgx-a100-80g; the B200 rows
+// ran power-limited at a limit the page does not state (not expressible).
+#include <fmt/format.h>
+
+#include <map>
+
+#include "dataset_common.hpp"
+#include "scenario.hpp"
+#include "trnsim/error.hpp"
+
+namespace trnsim::datasets {
+namespace {
+
+struct TitanShape {
+  const char* key;
+  int64_t layers, hidden, heads, kv, ffn, vocab;
+};
+const TitanShape kShapes[] = {
+    // Meta's released config.json files.
+    {"Llama 3.1 8B", 32, 4096, 32, 8, 14336, 128256},    {"Llama 3 8B", 32, 4096, 32, 8, 14336, 128256},
+    {"Llama 3.1 70B", 80, 8192, 64, 8, 28672, 128256},   {"Llama 3 70B", 80, 8192, 64, 8, 28672, 128256},
+    {"Llama 3.1 405B", 126, 16384, 128, 8, 53248, 128256}, {"Llama 2 13B", 40, 5120, 40, 40, 13824, 32000},
+    {"Llama 2 70B", 80, 8192, 64, 8, 28672, 32000},
+};
+
+// The hardware cell as a hw file and family; empty: not expressible.
+std::pair<std::string, std::string> titan_hw(const std::string& cell) {
+  if (contains(cell, "H100") && contains(cell, "HBM2e")) return {"grand-teton-h100-96gb", "h100_500w"};
+  if (contains(cell, "H200")) return {"p5en.48xlarge", "h100"};
+  if (contains(cell, "A100 80GB")) return {"dgx-a100-80g", "a100"};
+  if (contains(cell, "B200")) return {contains(cell, "power limited") ? "" : "dgx-b200", "blackwell"};
+  return {"", contains(cell, "Blackwell") || contains(cell, "GB200") ? "blackwell" : "h100"};
+}
+
+}  // namespace
+
+std::vector<ValidationCase> torchtitan(const std::string& file) {
+  const CsvTable t = CsvTable::load(file);
+  std::vector<ValidationCase> out;
+  static std::map<std::string, int64_t> cores;  // GPUs per node of each hw file
+  for (size_t r = 0; r < t.rows(); ++r) {
+    const std::string model = t.at(r, "model"), hwcell = t.at(r, "hardware"), prec = t.at(r, "precision");
+    const std::string rec = t.at(r, "recompute"), notes = t.at(r, "notes"), mbs = t.at(r, "micro_batch");
+    ValidationCase c;
+    c.dataset = "torchtitan";
+    c.row = static_cast<int>(r + 1);
+    c.model_name = model;
+    c.quantity = Metric::TokensPerSPerGpu;
+    const auto [hw, family] = titan_hw(hwcell);
+    c.family = family;
+    c.label = fmt::format("{} {} GPUs {} {}", model, t.at(r, "gpus"), prec.substr(0, 24), rec);
+    std::vector<std::string> blockers;
+    const TitanShape* shape = nullptr;
+    for (const auto& s : kShapes)
+      if (model == s.key) shape = &s;
+    if (contains(model, "MoE") || inum(t, r, "ep") > 1) blockers.push_back("MoE / expert parallelism");
+    else if (!shape) blockers.push_back("model shape not in trnsim");
+    if (hw.empty())
+      blockers.push_back(contains(hwcell, "power limited") ? "hardware: power-limited B200 (limit not stated)"
+                                                           : "hardware SKU not stated");
+    if (inum(t, r, "cp") > 1) blockers.push_back("context parallelism");
+    if (mbs.empty()) blockers.push_back("micro-batch not stated");
+    if (contains(rec, "layer")) blockers.push_back("checkpoint policy: every k-th block (selective layer AC)");
+    else if (contains(rec, "selective")) blockers.push_back("checkpoint policy: torchtitan per-op selective AC");
+    if (contains(rec, "not stated")) blockers.push_back("activation checkpointing not stated");
+    if (contains(prec, "bf16 tail")) blockers.push_back("per-layer mixed precision (BF16 tail layers)");
+    Precision p = Precision::MixedBF16;
+    Fp8Recipe recipe = Fp8Recipe::Current;
+    if (contains(prec, "mxfp8") || contains(prec, "MXFP8")) p = Precision::MXFP8;
+    else if (contains(prec, "NVFP4")) p = Precision::NVFP4;
+    else if (contains(prec, "fp8") || contains(prec, "float8")) {
+      p = Precision::FP8;
+      if (contains(prec, "rowwise")) recipe = Fp8Recipe::Rowwise;
+    }
+    c.measured = num(t, r, "measured_value");
+    for (size_t i = 0; i < blockers.size(); ++i) c.not_expressible += (i ? "; " : "") + blockers[i];
+    if (blockers.empty()) {
+      ModelSpec m = llama3(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn);
+      m.kv_heads = shape->kv;
+      m.vocab = shape->vocab;
+      const int64_t gpus = inum(t, r, "gpus"), tp = inum(t, r, "tp"), pp = inum(t, r, "pp");
+      const int64_t seq = inum(t, r, "seq_len"), mb = std::stoll(mbs), gb = inum(t, r, "global_batch");
+      m.max_seq = std::max(m.max_seq, seq);
+      if (!cores.count(hw)) cores[hw] = load_hw_spec(hw_path(hw)).cores_per_node();
+      const int64_t per_node = cores[hw];
+      Workload w = workload(file, r, m, hw, std::max<int64_t>(1, gpus / per_node), tp, pp, gpus / (tp * pp), mb, gb, seq);
+      if (gpus < per_node) w.cores_per_node = gpus;
+      w.precision = p;
+      w.fp8_recipe = recipe;
+      w.fp32_grads = true;
+      w.zero = w.dp > 1 ? 3 : 0;
+      w.reduce_every_micro_batch = w.zero == 3;
+      w.sequence_parallel = tp > 1;
+      w.tp_overlap = tp > 1 && contains(notes, "async TP");
+      w.attention = Attention::Flash;
+      w.checkpointing = contains(rec, "full") ? Checkpointing::Full : Checkpointing::None;
+      c.has_workload = true;
+      c.workload = w;
+      c.model = m;
+      fill_features(c);
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace trnsim::datasets
