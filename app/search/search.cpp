@@ -39,6 +39,7 @@ struct Shape {
   std::vector<double> B_serial, B_overlap;  // per program, without / with TP overlap in the backward
   std::vector<RankMemoryInputs> memory;
   std::vector<int64_t> parameters;  // per program: what its optimizer updates (before ZeRO sharding)
+  std::vector<int64_t> expert_parameters;  // per program: of those, routed experts
   double ops_per_micro_batch = 0;
   int64_t ranks = 1, vstages = 1;
   std::map<std::pair<int64_t, int>, std::vector<double>> optimizer;  // (dp, zero) -> per-rank optimizer work
@@ -63,7 +64,7 @@ Shape build_shape(const Workload& w, const ModelSpec& model, const HwSpec& hw) {
     sh.B_overlap = work.backward_other_s;
     sh.ops_per_micro_batch = work.ops_per_micro_batch;
     sh.memory = rank_memory_inputs(s.plan);
-    for (const auto& st : s.plan.stages) sh.parameters.push_back(st.parameters);
+    for (const auto& st : s.plan.stages) sh.parameters.push_back(st.parameters), sh.expert_parameters.push_back(st.expert_parameters);
     sh.ranks = s.plan.ranks;
     sh.vstages = s.plan.virtual_stages;
     sh.ok = true;
@@ -136,7 +137,7 @@ nlohmann::json run_search(const SearchOptions& o) {
       configured_hw = l.hw;
       opt.assign(static_cast<size_t>(sh.ranks), 0.0);
       for (size_t k = 0; k < sh.parameters.size(); ++k)
-        for (const Op& op : optimizer_compute_ops(sh.parameters[k], w))
+        for (const Op& op : optimizer_compute_ops(sh.parameters[k], w, sh.expert_parameters[k]))
           opt[k % opt.size()] += std::max(Platform::instance().timer().time(op).seconds, hw.host.dispatch_s);
     }
     fits.push_back({i, step_bound_from_work(sh.F, l.tp_overlap ? sh.B_overlap : sh.B_serial, opt, sh.ranks, sh.vstages, m, sh.ops_per_micro_batch)});

@@ -69,6 +69,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                  {"host_wait", c.host_wait_s}}},
                {"compute_by_engine_s", engines},
                {"dp_comm_total_s", c.dp_comm_s}};
+  if (s.model.moe.active()) j["step"]["breakdown_s"]["ep_comm_exposed"] = c.ep_comm_s;
   j["throughput"] = {{"sequences_per_s", static_cast<double>(w.global_batch) / step},
                      {"tokens_per_s", tokens / step},
                      {"tokens_per_s_per_core", tokens / step / devices},
@@ -134,12 +135,13 @@ std::string render_text(const nlohmann::json& j) {
   for (auto [k, label] : std::vector<std::pair<const char*, const char*>>{{"compute", "compute"},
                                                                           {"recompute", "recompute"},
                                                                           {"tp_comm_exposed", "TP comm (exposed)"},
+                                                                          {"ep_comm_exposed", "EP all-to-all"},
                                                                           {"pp_comm_exposed", "PP comm (exposed)"},
                                                                           {"pipeline_bubble", "pipeline bubble"},
                                                                           {"dp_comm_exposed", "DP comm (exposed)"},
                                                                           {"optimizer", "optimizer"},
                                                                           {"host_wait", "host (exposed)"}})
-    o += fmt::format("  {:<19}{:10.4f} s   {:5.1f} %\n", label, b[k].get<double>(),
+    if (b.contains(k)) o += fmt::format("  {:<19}{:10.4f} s   {:5.1f} %\n", label, b[k].get<double>(),
                      100.0 * b[k].get<double>() / st["step_time_s"].get<double>());
   o += "  compute by engine: ";
   for (auto it = st["compute_by_engine_s"].begin(); it != st["compute_by_engine_s"].end(); ++it)

@@ -41,6 +41,10 @@ class Executor {
     const GroupLayout tp = layout_group(s.hw, 1, static_cast<int>(w.tp));
     const GroupLayout dp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.dp));
     const GroupLayout pp = layout_group(s.hw, static_cast<int>(w.tp * w.dp), static_cast<int>(w.pp));
+    // Expert parallelism over the TP x DP ranks (TP fastest): EP groups are runs of ep consecutive
+    // ranks, the expert-data-parallel groups the ranks ep apart.
+    const GroupLayout ep = layout_group(s.hw, 1, static_cast<int>(w.ep));
+    const GroupLayout edp = layout_group(s.hw, static_cast<int>(w.ep), static_cast<int>(w.edp()));
     // Each pipeline stage books its own link domain. When stages share a node their groups may
     // share physical links, but layout_group's multiplicity already counts every group of that
     // kind in the node (all stages') as sending at once; queueing the stages behind each other
@@ -48,7 +52,7 @@ class Executor {
     // first (doubling DMA bandwidth made 6 of 282 random layouts up to 0.24 % slower, issue 15).
     for (int64_t r = 0; r < w.pp; ++r) {
       const int d = static_cast<int>(r);
-      layouts_.push_back({tp.in_domain(d), dp.in_domain(d), pp.in_domain(d)});
+      layouts_.push_back({tp.in_domain(d), dp.in_domain(d), pp.in_domain(d), ep.in_domain(d), edp.in_domain(d)});
     }
   }
 
@@ -95,7 +99,13 @@ class Executor {
   // Collectives of rank r run on its links; a PP transfer is booked by the receiving rank.
   const GroupLayout& layout_of(int r, Group g) const {
     const auto& l = layouts_[static_cast<size_t>(r)];
-    return g == Group::TP ? l.tp : g == Group::DP ? l.dp : l.pp;
+    switch (g) {
+      case Group::TP: return l.tp;
+      case Group::DP: return l.dp;
+      case Group::EP: return l.ep;
+      case Group::EDP: return l.edp;
+      default: return l.pp;
+    }
   }
 
   void collective(int r, const Op& op, const std::string& trk) {
@@ -159,8 +169,9 @@ class Executor {
         const bool overlap = s_.workload.tp_overlap && op.phase == Phase::Backward;
         wait_until(overlap ? chain : all_idle());
         const double t = now();
-        collective(r, op, track(r, "tp"));
-        times.tp_comm_s += now() - t;
+        const bool ep_op = op.group == Group::EP;
+        collective(r, op, track(r, ep_op ? "ep" : "tp"));
+        (ep_op ? times.ep_comm_s : times.tp_comm_s) += now() - t;
         chain = now();
       } else {
         const double d = ps.duration[list[i]];
@@ -327,7 +338,7 @@ class Executor {
   int64_t m_;
   std::unique_ptr<CollectiveAlgorithm> algo_;
   struct StageLayouts {
-    GroupLayout tp, dp, pp;
+    GroupLayout tp, dp, pp, ep, edp;
   };
   std::vector<StageLayouts> layouts_;  // per rank
   std::vector<ProgramState> prog_;
@@ -365,7 +376,7 @@ StepResult execute_step(const Scenario& s, const StepOptions& opt) {
     for (double StageTimes::*f : {&StageTimes::finish_s, &StageTimes::compute_s, &StageTimes::recompute_s,
                                   &StageTimes::tp_comm_s, &StageTimes::pp_comm_s, &StageTimes::bubble_s,
                                   &StageTimes::dp_exposed_s, &StageTimes::optimizer_s, &StageTimes::dp_comm_s,
-                                  &StageTimes::host_wait_s})
+                                  &StageTimes::host_wait_s, &StageTimes::ep_comm_s})
       sb.*f = ext(sa.*f, sb.*f);
     for (size_t e = 0; e < sb.engine_s.size(); ++e) sb.engine_s[e] = ext(sa.engine_s[e], sb.engine_s[e]);
   }

@@ -18,6 +18,7 @@ const char* to_string(OpKind k) {
     case OpKind::ReduceScatter: return "reduce_scatter";
     case OpKind::AllGather: return "all_gather";
     case OpKind::SendRecv: return "send_recv";
+    case OpKind::AllToAll: return "all_to_all";
   }
   return "?";
 }
@@ -38,6 +39,8 @@ const char* to_string(Group g) {
     case Group::TP: return "tp";
     case Group::DP: return "dp";
     case Group::PP: return "pp";
+    case Group::EP: return "ep";
+    case Group::EDP: return "edp";
   }
   return "?";
 }

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "op_factory.hpp"
 
 namespace trnsim {
@@ -36,6 +38,7 @@ struct Emitter {
   const ShardContext& c;
   std::string prefix;
   std::vector<FwdOp> out;
+  int layer = -1;
 
   void compute(Op o, bool core = false) {
     o.label = prefix + o.label;
@@ -65,11 +68,11 @@ struct Emitter {
                      Role::Compute, false});
     compute(ops::quantize(name + ".quant", elems, c.q.passes, c.q.copies, c.q.to));
   }
-  // A block linear layer: on the low-precision format when the precision has one.
-  void linear(const std::string& name, int64_t m, int64_t k, int64_t n) {
-    if (!c.q.active) return gemm(name, m, k, n);
-    compute(ops::gemm(name, 1, m, k, n, c.q.to));
-    out.back().grad_quant_passes = c.q.passes;
+  // A block linear layer: on the low-precision format when the precision has one (`batch`
+  // independent weights: the grouped GEMM of a rank's experts).
+  void linear(const std::string& name, int64_t m, int64_t k, int64_t n, int64_t batch = 1) {
+    compute(ops::gemm(name, batch, m, k, n, c.q.active ? c.q.to : c.dt));
+    if (c.q.active) out.back().grad_quant_passes = c.q.passes;
   }
   int64_t h() const { return c.m.hidden; }
   int64_t t() const { return c.w.tp; }
@@ -132,8 +135,37 @@ struct Emitter {
     quantize("proj_in", T * a * d, false);
     linear("out_proj", T, a * d, h());
   }
-  void mlp() {
-    const int64_t T = c.tokens(), f = c.m.ffn / t();
+  // Routed experts of a MoE layer on this rank's (sequence-parallel) tokens: router scores and
+  // top-k, permutation, all-to-all dispatch over the EP group, the grouped GEMMs of the rank's
+  // experts (tokens per expert = local tokens x top_k / local experts x the declared imbalance,
+  // so small shares pay the GEMM's tile and wave quantisation), all-to-all combine, and the
+  // weighted un-permutation. Expert TP 1: experts are whole on their rank.
+  void moe() {
+    const MoeSpec& e = c.m.moe;
+    const int64_t Tl = c.local_tokens(), ep = c.w.ep, el = e.experts / ep;
+    const int64_t routed = Tl * e.top_k;
+    const auto per_expert = static_cast<int64_t>(
+        std::ceil(static_cast<double>(routed) * c.w.moe_load_imbalance / static_cast<double>(el)));
+    gemm("router", Tl, h(), e.experts);
+    compute(ops::vector_op(OpKind::Softmax, "router.topk", Tl * e.experts, e.experts, 1, 3, true, 5, c.dt));
+    elementwise("moe.permute", routed * h(), 1, 1, false, 0);
+    const Bytes buffer(static_cast<double>(routed * h()) * dtype_bytes(c.dt));
+    if (ep > 1)
+      out.push_back({ops::collective(OpKind::AllToAll, prefix + "moe.dispatch", Group::EP, static_cast<int>(ep), buffer),
+                     Role::AllToAll});
+    quantize("experts_in", el * per_expert * h(), false);
+    linear("experts.gate_up", per_expert, h(), 2 * e.expert_ffn, el);
+    elementwise("experts.swiglu", el * per_expert * e.expert_ffn, 2, 1, true, 5);
+    quantize("experts_down_in", el * per_expert * e.expert_ffn, false);
+    linear("experts.down", per_expert, e.expert_ffn, h(), el);
+    if (ep > 1)
+      out.push_back({ops::collective(OpKind::AllToAll, prefix + "moe.combine", Group::EP, static_cast<int>(ep), buffer),
+                     Role::AllToAll});
+    elementwise("moe.unpermute", routed * h(), 2, 1, false, 2);
+  }
+  void mlp() { mlp_of(c.m.ffn); }
+  void mlp_of(int64_t ffn) {
+    const int64_t T = c.tokens(), f = ffn / t();
     if (c.m.activation == Activation::SwiGLU) {
       if (c.w.fused_gate_up) {
         linear("gate_up", T, h(), 2 * f);
@@ -154,7 +186,7 @@ struct Emitter {
 }  // namespace
 
 std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
-  Emitter e{c, fmt::format("L{}.", layer), {}};
+  Emitter e{c, fmt::format("L{}.", layer), {}, layer};
   const int64_t Tl = c.local_tokens(), h = c.m.hidden;
   const bool low = c.q.active;
   if (c.m.encoder) {  // BERT: post-norm, sequential
@@ -184,6 +216,22 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
     e.tp_boundary(Role::TpExit, "block_exit");
     e.dropout("hidden_dropout", Tl * h);
     e.elementwise("residual", Tl * h, 3, 1, false, 2);
+  } else if (c.m.is_moe_layer(layer)) {  // MoE decoder: pre-norm attention, then routed (+ shared) experts
+    e.norm("norm1", Tl);
+    e.quantize("attn_in", Tl * h, true);
+    e.tp_boundary(Role::TpEnter, "attn_enter", low);
+    e.attention();
+    e.tp_boundary(Role::TpExit, "attn_exit");
+    e.elementwise("residual1", Tl * h, 2, 1, false, 1);
+    e.norm("norm2", Tl);
+    if (c.m.moe.shared_experts > 0) {  // shared experts: a dense SwiGLU MLP, tensor-parallel as the block's
+      e.quantize("shared_in", Tl * h, true);
+      e.tp_boundary(Role::TpEnter, "shared_enter", low);
+      e.mlp_of(c.m.moe.shared_experts * c.m.moe.expert_ffn);
+      e.tp_boundary(Role::TpExit, "shared_exit");
+    }
+    e.moe();
+    e.elementwise("residual2", Tl * h, c.m.moe.shared_experts > 0 ? 3 : 2, 1, false, 1);
   } else {  // Llama: pre-norm, sequential
     e.norm("norm1", Tl);
     e.quantize("attn_in", Tl * h, true);
@@ -205,7 +253,7 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
 }
 
 std::vector<FwdOp> embedding_forward(const ShardContext& c) {
-  Emitter e{c, "embed.", {}};
+  Emitter e{c, "embed.", {}, -1};
   const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
   e.compute(ops::embedding("lookup", T * h, c.dt));  // vocab-parallel: every rank looks up all tokens
   e.tp_boundary(Role::TpExit, "reduce");
@@ -216,7 +264,7 @@ std::vector<FwdOp> embedding_forward(const ShardContext& c) {
 }
 
 std::vector<FwdOp> head_forward(const ShardContext& c) {
-  Emitter e{c, "head.", {}};
+  Emitter e{c, "head.", {}, -1};
   const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
   const int64_t v = c.vocab_shard();
   if (!c.m.encoder) e.norm("final_norm", Tl);

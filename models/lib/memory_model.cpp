@@ -67,6 +67,7 @@ std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan) {
     for (const auto& st : plan.stages) {
       if (st.rank != rank) continue;
       in.parameters += static_cast<double>(st.parameters);
+      in.expert_parameters += static_cast<double>(st.expert_parameters);
       in.layers += st.num_layers;
       in.chunk_layers = st.num_layers;
       in.first = in.first || st.first;
@@ -104,21 +105,25 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     const double P = in.parameters;
     const int64_t layers = in.layers, chunk_layers = in.chunk_layers;
     const bool last = in.last;
-    const double shard = w.zero >= 1 ? static_cast<double>(w.dp) : 1.0;
+    // ZeRO shards dense parameters over DP and routed experts over the expert-data-parallel ranks.
+    const double Pe = in.expert_parameters, Pd = P - Pe;
+    const double dshard = w.zero >= 1 ? static_cast<double>(w.dp) : 1.0;
+    const double eshard = w.zero >= 1 ? static_cast<double>(w.edp()) : 1.0;
+    const double sharded = Pd / dshard + Pe / eshard;  // parameters whose states this core keeps
     b.weights = Bytes(P * pbytes);
     if (w.zero == 3 && w.dp > 1) {
       // ZeRO-3 / FSDP: a parameter shard, plus two pieces gathered whole (the one running and the
       // one prefetched; the largest of this rank's layer, embedding and head).
-      double piece = static_cast<double>(m.layer_parameters());
+      double piece = static_cast<double>(m.max_layer_parameters());
       if (in.first) piece = std::max(piece, static_cast<double>(m.embedding_parameters()));
       if (last) piece = std::max(piece, static_cast<double>(m.head_parameters()));
-      b.weights = Bytes(P * pbytes / shard + 2.0 * piece / static_cast<double>(w.tp) * pbytes);
+      b.weights = Bytes(sharded * pbytes + 2.0 * piece / static_cast<double>(w.tp) * pbytes);
     }
     // ZeRO-2/3 keep their gradient shard plus one layer's full gradients (the reduce bucket in flight).
-    b.gradients = w.zero >= 2 ? Bytes(P * gbytes / shard + P / static_cast<double>(std::max<int64_t>(1, layers)) * gbytes)
+    b.gradients = w.zero >= 2 ? Bytes(sharded * gbytes + P / static_cast<double>(std::max<int64_t>(1, layers)) * gbytes)
                               : Bytes(P * gbytes);
-    b.optimizer_states = Bytes(P * 8.0 / shard);  // FP32 first and second moments
-    if (has_fp32_master(w.precision)) b.master_weights = Bytes(P * 4.0 / shard);
+    b.optimizer_states = Bytes(sharded * 8.0);  // FP32 first and second moments
+    if (has_fp32_master(w.precision)) b.master_weights = Bytes(sharded * 4.0);
     // Low-precision copies of the linear weights, row-wise and transposed / column-wise (TE keeps
     // both between steps); under ZeRO-3 only the gathered pieces (two layers) hold them.
     if (is_low_precision(lin)) {

@@ -35,6 +35,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
 struct RankMemoryInputs {
   double parameters = 0;            // held by the core, all its chunks
   double linear_parameters = 0;     // of those, the weights of low-precision linear GEMMs
+  double expert_parameters = 0;     // of those, routed experts (ZeRO shards them over the EDP ranks)
   int64_t layers = 0, chunk_layers = 0;
   bool first = false, last = false;  // holds the embedding / the LM head (FP32 logits)
   Bytes largest_output;             // biggest forward/backward/recompute op output

@@ -1,18 +1,34 @@
 // model_spec.cpp — strict reader and parameter counting for ModelSpec.
 #include "model_spec.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "trnsim/json_reader.hpp"
 
 namespace trnsim {
 
-int64_t ModelSpec::layer_parameters() const {
+int64_t ModelSpec::expert_parameters(int64_t layer) const {
+  return is_moe_layer(layer) ? moe.experts * 3 * hidden * moe.expert_ffn : 0;
+}
+
+int64_t ModelSpec::layer_parameters(int64_t layer) const {
   const int64_t h = hidden, d = head_dim();
   int64_t attn = h * (heads * d) + 2 * h * (kv_heads * d) + (heads * d) * h;
   int64_t mlp = (activation == Activation::SwiGLU ? 3 : 2) * h * ffn;
+  if (is_moe_layer(layer))  // router + shared experts + routed experts
+    mlp = h * moe.experts + moe.shared_experts * 3 * h * moe.expert_ffn + expert_parameters(layer);
   int64_t bias = 0;
   if (biases) bias = (heads + 2 * kv_heads) * d + h + (activation == Activation::SwiGLU ? 2 : 1) * ffn + h;
   int64_t norms = (norm == NormKind::LayerNorm ? 2 : 1) * h * 2;  // two norms per block
   return attn + mlp + bias + norms;
+}
+
+int64_t ModelSpec::max_layer_parameters() const {
+  int64_t best = 0;
+  for (int64_t l = 0; l < layers; ++l) best = std::max(best, layer_parameters(l));
+  return best;
 }
 
 int64_t ModelSpec::embedding_parameters() const {
@@ -30,7 +46,9 @@ int64_t ModelSpec::head_parameters() const {
 }
 
 int64_t ModelSpec::total_parameters() const {
-  return layers * layer_parameters() + embedding_parameters() + head_parameters();
+  int64_t blocks = 0;
+  for (int64_t l = 0; l < layers; ++l) blocks += layer_parameters(l);
+  return blocks + embedding_parameters() + head_parameters();
 }
 
 ModelSpec load_model_spec(const std::string& file) { return model_spec_from_json(load_json_file(file), file); }
@@ -58,10 +76,27 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file)
   m.dropout = r.number_or("dropout", 0.0, 0.0, 0.9);
   m.learned_positions = r.integer_or("learned_positions", 0, 0, 1 << 20);
   m.public_parameters = r.number("public_parameters", 1e6, 1e13);
+  m.head_dim_override = r.integer_or("head_dim", 0, 8, 1024);
+  if (r.has("moe")) {
+    auto e = r.child("moe");
+    m.moe.experts = e.integer("experts", 2, 1 << 14);
+    m.moe.top_k = e.integer("top_k", 1, 1 << 10);
+    m.moe.expert_ffn = e.integer("expert_ffn", 1, 1 << 20);
+    m.moe.shared_experts = e.integer_or("shared_experts", 0, 0, 64);
+    m.moe.dense_layers = e.integer_or("dense_layers", 0, 0, m.layers);
+    m.moe.sigmoid_router = e.choice_or("router", "topk", {"topk", "sigmoid"}) == "sigmoid";
+    m.moe.capacity_factor = e.number_or("capacity_factor", 0.0, 0.0, 64.0);
+    e.ignore("source");
+    e.ignore("notes");
+    e.finish();
+    if (m.moe.top_k > m.moe.experts)
+      e.fail("top_k", fmt::format("top_k {} exceeds the {} experts; use at most {}", m.moe.top_k, m.moe.experts, m.moe.experts));
+  }
   if (r.string("source").empty()) r.fail("source", "empty; say where the architecture figures come from (paper, config.json)");
   r.ignore("notes");
   r.finish();
-  if (m.hidden % m.heads != 0) r.fail("heads", "hidden must be divisible by heads; pick heads dividing hidden");
+  if (m.head_dim_override == 0 && m.hidden % m.heads != 0)
+    r.fail("heads", "hidden must be divisible by heads; pick heads dividing hidden or give head_dim");
   if (m.heads % m.kv_heads != 0) r.fail("kv_heads", "heads must be divisible by kv_heads (grouped-query attention)");
   if (m.encoder && m.parallel_residual) r.fail("parallel_residual", "encoder (BERT) models are post-norm sequential; set false");
   return m;

@@ -10,6 +10,16 @@ namespace trnsim {
 enum class Activation { SwiGLU, GeLU };
 enum class NormKind { RMSNorm, LayerNorm };
 
+// Mixture-of-experts MLP (layers from `dense_layers` on): a router scores `experts` routed
+// experts (SwiGLU, FFN `expert_ffn` each), every token goes to `top_k` of them, plus
+// `shared_experts` experts every token uses. experts == 0: a dense model.
+struct MoeSpec {
+  int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_experts = 0, dense_layers = 0;
+  bool sigmoid_router = false;    // DeepSeek-V3 style (sigmoid scores) vs softmax top-k
+  double capacity_factor = 0;     // 0: dropless
+  bool active() const { return experts > 0; }
+};
+
 struct ModelSpec {
   std::string name;
   std::string file;
@@ -24,10 +34,17 @@ struct ModelSpec {
   double dropout = 0.0;           // attention/hidden dropout probability (0: no dropout ops)
   int64_t learned_positions = 0;  // rows of a learned position table (BERT: 512)
   double public_parameters = 0;   // the published size, for the parameter-count test
+  int64_t head_dim_override = 0;  // head dimension when not hidden / heads (Qwen3: 128)
+  MoeSpec moe;
 
-  int64_t head_dim() const { return hidden / heads; }
-  // Parameters of one transformer block.
-  int64_t layer_parameters() const;
+  int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden / heads; }
+  bool is_moe_layer(int64_t layer) const { return moe.active() && layer >= moe.dense_layers; }
+  // Parameters of one transformer block (layer 0..layers-1; MoE layers differ from dense ones).
+  int64_t layer_parameters(int64_t layer = 0) const;
+  // Of those, the routed experts' (sharded over expert parallelism; 0 for a dense layer).
+  int64_t expert_parameters(int64_t layer) const;
+  // The largest block (the one ZeRO-3 gathers whole).
+  int64_t max_layer_parameters() const;
   // Input embedding (+ positions/type) and output head (if untied) and final norm.
   int64_t embedding_parameters() const;
   int64_t head_parameters() const;  // LM/MLM head, excluding tied embedding

@@ -22,6 +22,13 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if (m.kv_heads % w.tp != 0 && w.tp % m.kv_heads != 0)
     fail("/parallel/tp", fmt::format("tp {} and kv_heads {} of {} must divide one another", w.tp, m.kv_heads, m.name));
   if (m.ffn % w.tp != 0) fail("/parallel/tp", fmt::format("tp {} does not divide FFN size {}", w.tp, m.ffn));
+  if (w.ep > 1 && !m.moe.active())
+    fail("/parallel/ep", fmt::format("ep {} but {} has no experts (not a MoE model); set ep 1", w.ep, m.name));
+  if (m.moe.active() && m.moe.experts % w.ep != 0)
+    fail("/parallel/ep", fmt::format("ep {} does not divide the {} experts of {}; use a divisor of {}", w.ep, m.moe.experts,
+                                     m.name, m.moe.experts));
+  if (m.moe.active() && w.tp > 1 && !w.sequence_parallel)
+    fail("/parallel/sequence_parallel", "MoE layers with tp > 1 route the sequence-parallel token shards; set sequence_parallel true");
   if (m.layers % w.pp != 0)
     fail("/parallel/pp", fmt::format("pp {} does not divide the {} layers of {}; use a divisor of {}", w.pp, m.layers,
                                      m.name, m.layers));
@@ -68,6 +75,10 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp) {
   }
   if (f.role == Role::TpGather) {
     coll(OpKind::ReduceScatter, ".bwd");
+    return out;
+  }
+  if (f.role == Role::AllToAll) {
+    coll(OpKind::AllToAll, ".bwd");
     return out;
   }
   // A cast to a low-precision format passes its gradient straight through (the backward
@@ -157,8 +168,11 @@ DType compute_dtype(const Workload& w) { return w.precision == Precision::FP32 ?
 
 int64_t stage_layers(const ModelSpec& m, const Workload& w) { return m.layers / (w.pp * w.virtual_stages); }
 
-std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w) {
-  const int64_t opt_params = w.zero >= 1 ? (stage_parameters + w.dp - 1) / w.dp : stage_parameters;
+std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w, int64_t expert_parameters) {
+  // ZeRO-1+ shards dense states over DP and expert states over the expert-data-parallel ranks.
+  const int64_t dense = stage_parameters - expert_parameters;
+  const int64_t opt_params = w.zero >= 1 ? (dense + w.dp - 1) / w.dp + (expert_parameters + w.edp() - 1) / w.edp()
+                                         : stage_parameters;
   const int param_bytes = static_cast<int>(dtype_bytes(compute_dtype(w)));
   const int state_bytes = 8 + (has_fp32_master(w.precision) ? 4 : 0);  // fp32 m, v (+ fp32 master)
   Op norm = ops::vector_op(OpKind::Elementwise, "optimizer.grad_norm", opt_params, 0, 1, 1, false, 2,
@@ -204,13 +218,17 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       std::vector<FwdOp> fwd;
       int64_t params;
       bool is_block;
+      int64_t expert_params = 0;  // of params: routed experts (whole on their EP rank, reduced over EDP)
     };
     std::vector<Piece> pieces;
     if (st.first) pieces.push_back({embedding_forward(ctx), m.embedding_parameters() / w.tp, false});
-    for (int64_t l = st.first_layer; l < st.first_layer + per_stage; ++l)
-      pieces.push_back({block_forward(ctx, static_cast<int>(l)), m.layer_parameters() / w.tp, true});
+    for (int64_t l = st.first_layer; l < st.first_layer + per_stage; ++l) {
+      const int64_t experts = m.expert_parameters(l) / w.ep;
+      pieces.push_back({block_forward(ctx, static_cast<int>(l)),
+                        (m.layer_parameters(l) - m.expert_parameters(l)) / w.tp + experts, true, experts});
+    }
     if (st.last) pieces.push_back({head_forward(ctx), m.head_parameters() / w.tp, false});
-    for (auto& p : pieces) st.parameters += p.params;
+    for (auto& p : pieces) st.parameters += p.params, st.expert_parameters += p.expert_params;
     if (st.last && m.tied_embeddings && w.pp > 1) st.parameters += m.vocab * m.hidden / w.tp;  // head's copy
 
     GraphBuilder gb{st};
@@ -260,21 +278,25 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
           st.backward.push_back(gb.add(b));
           if (!b.is_collective()) fwd_bwd_flops += b.flops.base();
         }
-      if (w.dp > 1) {  // this piece's gradients are complete: one DP bucket
-        Bytes gbytes(static_cast<double>(it->params) * grad_bytes);
-        OpKind k = w.zero >= 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
-        std::string label = it->is_block ? fmt::format("L{}.grad_sync", it->fwd.front().op.layer)
-                                         : (it == pieces.rbegin() && st.last ? "head.grad_sync" : "embed.grad_sync");
-        Op c = ops::collective(k, label, Group::DP, static_cast<int>(w.dp), gbytes);
+      // This piece's gradients are complete: one DP bucket, and for a MoE layer one bucket of
+      // expert gradients over the expert-data-parallel ranks.
+      const OpKind k = w.zero >= 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
+      const std::string label = it->is_block ? fmt::format("L{}.grad_sync", it->fwd.front().op.layer)
+                                             : (it == pieces.rbegin() && st.last ? "head.grad_sync" : "embed.grad_sync");
+      auto bucket = [&](const std::string& name, Group g, int64_t size, int64_t params) {
+        if (size <= 1 || params <= 0) return;
+        Op c = ops::collective(k, name, g, static_cast<int>(size), Bytes(static_cast<double>(params) * grad_bytes));
         c.phase = Phase::Backward;
         OpVertex v = gb.add(c, false);
         boost::add_edge(st.backward.back(), v, st.graph);
         st.dp_buckets.push_back({v, st.backward.size() - 1});
-      }
+      };
+      bucket(label, Group::DP, w.dp, it->params - it->expert_params);
+      bucket(label + ".experts", Group::EDP, w.edp(), it->expert_params);
     }
     // Optimizer step: gradient-norm pass, AdamW, and the ZeRO-1 parameter all-gather.
     const double param_bytes = dtype_bytes(dt);
-    const auto compute = optimizer_compute_ops(st.parameters, w);
+    const auto compute = optimizer_compute_ops(st.parameters, w, st.expert_parameters);
     OpVertex nv = gb.add(compute[0]);
     for (auto& b : st.dp_buckets) boost::add_edge(b.op, nv, st.graph);
     st.optimizer.push_back(nv);

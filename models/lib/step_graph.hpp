@@ -30,6 +30,7 @@ struct StageProgram {
   int64_t first_layer = 0, num_layers = 0;
   bool first = false, last = false;
   int64_t parameters = 0;            // parameters held by this core (after TP sharding)
+  int64_t expert_parameters = 0;     // of those, routed-expert parameters (after EP sharding)
   OpGraph graph;
   std::vector<OpVertex> forward;     // one micro-batch, in order
   std::vector<OpVertex> backward;    // one micro-batch, recompute included, in order
@@ -53,7 +54,7 @@ struct StepPlan {
 // Throws ConfigError (naming the workload file and field) if the plan cannot shard the model.
 StepPlan build_step_plan(const ModelSpec& m, const Workload& w);
 // A stage's optimizer compute: the gradient-norm pass and AdamW over its (ZeRO-sharded) parameters.
-std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w);
+std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w, int64_t expert_parameters = 0);
 DType compute_dtype(const Workload& w);
 int64_t stage_layers(const ModelSpec& m, const Workload& w);
 

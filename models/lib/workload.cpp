@@ -72,6 +72,8 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
     w.tp = p.integer("tp", 1, 1024);
     w.pp = p.integer("pp", 1, 1024);
     w.dp = p.integer("dp", 1, 1 << 22);
+    w.ep = p.integer_or("ep", 1, 1, 1 << 16);
+    w.moe_load_imbalance = p.number_or("moe_load_imbalance", 1.0, 1.0, 64.0);
     w.sequence_parallel = p.boolean("sequence_parallel");
     w.zero = static_cast<int>(p.integer("zero", 0, 3));
     w.schedule = p.choice_or("schedule", "1f1b", {"1f1b", "gpipe"}) == "1f1b" ? Schedule::OneF1B : Schedule::GPipe;
@@ -87,6 +89,9 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
                                         "grad_reduce or set \"per_micro_batch\" (or use zero 1 for a per-step reduction)",
                                         w.zero));
     p.finish();
+    if ((w.tp * w.dp) % w.ep != 0)
+      p.fail("ep", fmt::format("ep {} must divide tp x dp = {} (expert-parallel ranks come from the TP and DP ranks)", w.ep,
+                               w.tp * w.dp));
     if (w.sequence_parallel && w.tp == 1)
       p.fail("sequence_parallel", "sequence parallelism needs tp > 1; set it false or raise tp");
   }
@@ -147,6 +152,8 @@ std::string workload_to_json(const Workload& w) {
                    {"zero", w.zero}, {"schedule", to_string(w.schedule)}, {"virtual_stages", w.virtual_stages}, {"tp_overlap", w.tp_overlap},
                    {"pp_scatter_gather", w.pp_scatter_gather}, {"overlap_dp", w.overlap_dp},
                    {"grad_reduce", grad_reduce_name(w)}};
+  if (w.ep > 1) j["parallel"]["ep"] = w.ep;
+  if (w.moe_load_imbalance != 1.0) j["parallel"]["moe_load_imbalance"] = w.moe_load_imbalance;
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   j["precision"] = to_string(w.precision);
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);

@@ -47,6 +47,14 @@ struct Workload {
   // switch / all-to-all nodes, where every core sees the same fabric (e.g. 2 of 8 GPUs).
   int64_t cores_per_node = 0;
   int64_t tp = 1, pp = 1, dp = 1;
+  // Expert parallelism (MoE models): routed experts are split over `ep` ranks taken from the
+  // TP x DP ranks (Megatron-Core's expert-parallel group with expert TP 1); expert gradients
+  // reduce over the tp x dp / ep expert-data-parallel ranks.
+  int64_t ep = 1;
+  // Tokens the busiest expert rank gets over the balanced share (1: force-balanced routing, as
+  // NVIDIA's published MoE tables run).
+  double moe_load_imbalance = 1.0;
+  int64_t edp() const { return tp * dp / ep; }
   bool sequence_parallel = false;
   int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients; 3: + parameters (FSDP)
   Schedule schedule = Schedule::OneF1B;

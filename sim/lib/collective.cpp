@@ -2,6 +2,7 @@
 #include "collective.hpp"
 
 #include <algorithm>
+#include <vector>
 #include <stdexcept>
 
 namespace trnsim {
@@ -37,6 +38,23 @@ void inter(Fabric& f, const GroupLayout& g, Bytes size) {
   if (g.nodes <= 1) return;
   if (g.domain_nodes > 1) ring_steps(f, g.domain_ring, size / g.domain_nodes, g.domain_nodes - 1);
   if (g.domains > 1) ring_steps(f, g.inter_ring, size / g.nodes, g.domains - 1);
+}
+
+void all_to_all(Fabric& f, const GroupLayout& g, Bytes size) {
+  if (g.size <= 1) return;
+  const double n = g.size, local = g.local;
+  struct Part {
+    const PathCost* path;
+    Bytes chunk;
+  };
+  std::vector<Part> parts;
+  if (g.local > 1) parts.push_back({&g.intra_direct, size / n});
+  if (g.domain_nodes > 1) parts.push_back({&g.domain_ring, size * (local * (g.domain_nodes - 1) / n)});
+  if (g.domains > 1) parts.push_back({&g.inter_ring, size * (local * (g.nodes - g.domain_nodes) / n)});
+  const Part* slowest = nullptr;
+  for (const auto& p : parts)
+    if (!slowest || f.idle_step_seconds(*p.path, p.chunk) > f.idle_step_seconds(*slowest->path, slowest->chunk)) slowest = &p;
+  if (slowest) f.send(*slowest->path, slowest->chunk);
 }
 
 }  // namespace phase

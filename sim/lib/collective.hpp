@@ -41,6 +41,11 @@ void intra(Fabric& f, const GroupLayout& g, Bytes size, bool direct);
 // Reduce-scatter or all-gather of `size` among `g.nodes` nodes (one rank per node per ring): a
 // ring inside each scale-up domain, then one among the domains over the NICs.
 void inter(Fabric& f, const GroupLayout& g, Bytes size);
+// All-to-all of `size` bytes per rank (1/n to each member): the part to ranks of the same node
+// crosses the intra-node links (all pairs at once), the part to other nodes of the same scale-up
+// domain the domain fabric, the rest the NICs, every core of a node sending at once. The parts
+// use disjoint links and run concurrently: the slowest is booked (and contends with other traffic).
+void all_to_all(Fabric& f, const GroupLayout& g, Bytes size);
 }  // namespace phase
 
 }  // namespace trnsim

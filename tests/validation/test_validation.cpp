@@ -112,7 +112,7 @@ TEST_CASE("NVIDIA NeMo rows name every missing feature", "[validation]") {
 TEST_CASE("every corpus row is predicted, calibration, not expressible or refused", "[validation]") {
   ValidationOptions opt;
   opt.csv_dir = kCsv;
-  opt.datasets = {"korthikanti2022", "nvidia_nemo"};
+  opt.datasets = {"korthikanti2022", "nvidia_nemo", "nvidia_nemo_moe"};
   opt.leave_one_out = false;
   opt.progress = false;
   const auto v = run_validation(opt);

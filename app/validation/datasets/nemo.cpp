@@ -56,15 +56,32 @@ bool nemo_precision(const std::string& label, const std::string& container, Nemo
   if (contains(label, "FP8-CS")) out.recipe = Fp8Recipe::Current;
   return true;
 }
-bool is_moe(const std::string& model) {
-  for (const char* k : {"DeepSeek", "Qwen3", "GPT OSS", "Kimi", "Nemotron_3", "Mixtral"})
-    if (contains(model, k)) return true;
-  return false;
+// MoE models: the model file trnsim has for each, or the feature still missing. "(tokendrop)"
+// rows are the same runs with a capacity factor; with NVIDIA's force-balanced routing no token is
+// dropped (the pages print the same figures), so they map to the same model.
+struct NemoMoe {
+  const char* key;
+  const char* model_file;  // models/<name>.json, or nullptr
+  const char* missing;     // the blocker when there is no file
+};
+const NemoMoe kNemoMoe[] = {
+    {"Qwen3_30B_a3B", "qwen3-30b-a3b", nullptr},
+    {"Qwen3_235B_a22B", "qwen3-235b-a22b", nullptr},
+    {"DeepSeek", nullptr, "multi-head latent attention (MLA)"},
+    {"Kimi", nullptr, "multi-head latent attention (MLA)"},
+    {"GPT OSS", nullptr, "alternating sliding-window attention with attention sinks"},
+    {"Nemotron_3", nullptr, "Mamba-2 hybrid layers"},
+    {"Mixtral", nullptr, "model file not written yet"},
+};
+const NemoMoe* moe_of(const std::string& model) {
+  for (const auto& k : kNemoMoe)
+    if (contains(model, k.key)) return &k;
+  return nullptr;
 }
 
 }  // namespace
 
-std::vector<ValidationCase> nemo(const std::string& file) {
+std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
   const std::map<std::string, std::string> systems = {{"DGX-H100", "dgx-h100"},    {"DGX-B200", "dgx-b200"},
@@ -78,8 +95,10 @@ std::vector<ValidationCase> nemo(const std::string& file) {
       if (s.empty() || s == "n/a") return fallback;
       try { return static_cast<int64_t>(std::stoll(s)); } catch (const std::exception&) { return fallback; }
     };
+    const NemoMoe* moe = moe_of(name);
+    if ((moe != nullptr || cell_num("EP", 1) > 1) != moe_rows) continue;
     ValidationCase c;
-    c.dataset = "nvidia_nemo";
+    c.dataset = moe_rows ? "nvidia_nemo_moe" : "nvidia_nemo";
     c.row = static_cast<int>(r + 1);
     c.family = contains(sys, "H100") ? "h100" : "blackwell";
     c.model_name = name;
@@ -90,31 +109,43 @@ std::vector<ValidationCase> nemo(const std::string& file) {
     c.gpus = gpus, c.tp = tp, c.pp = pp, c.seq = cell_num("seq_len", 0);
     const std::string fsdp = t.at(r, "FSDP");
     std::vector<std::string> blockers;
+    ModelSpec shape_free_model;
     if (!systems.count(sys)) blockers.push_back("hardware: no " + sys + " file");
     NemoPrecision np{};
     if (!nemo_precision(prec, t.at(r, "container"), np)) blockers.push_back("precision label \"" + prec + "\" unknown");
-    if (is_moe(name) || ep > 1) blockers.push_back("MoE / expert parallelism");
+    if (moe && !moe->model_file) blockers.push_back(std::string("MoE: ") + moe->missing);
     if (!contains(task, "Pre")) blockers.push_back("fine-tuning / LoRA");
     if (cp > 1) blockers.push_back("context parallelism");
     const bool fsdp_on = !fsdp.empty() && fsdp[0] != '0';
     const NemoShape* shape = nullptr;
     for (const auto& s : kNemoShapes)
       if (name == s.key) shape = &s;
-    if (!shape && !is_moe(name)) blockers.push_back("model shape not in trnsim");
+    if (!shape && !moe) blockers.push_back("model shape not in trnsim");
     if (shape && shape->layers % (pp * std::max<int64_t>(1, vp)) != 0)
       blockers.push_back("uneven pipeline split (layers not divisible by PP x VP)");
     const std::string tok = t.at(r, "tokens_per_s_per_gpu");
     if (tok.empty()) blockers.push_back("no measured tokens/s/GPU");
     else c.measured = num(t, r, "tokens_per_s_per_gpu");
     for (size_t i = 0; i < blockers.size(); ++i) c.not_expressible += (i ? "; " : "") + blockers[i];
-    if (blockers.empty()) {
-      ModelSpec m = shape->swiglu ? llama3(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn)
-                                  : megatron_gpt(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn,
-                                                 c.seq, shape->vocab);
-      m.kv_heads = shape->kv;
-      m.vocab = shape->vocab;
-      m.dropout = 0;
+    if (blockers.empty() && moe) {
+      ModelSpec m = load_model_spec(model_path(moe->model_file));
       m.max_seq = std::max(m.max_seq, c.seq);
+      if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0)
+        blockers.push_back("uneven pipeline split (layers not divisible by PP x VP)"), c.not_expressible = blockers.back();
+      else
+        shape_free_model = m;
+    }
+    if (blockers.empty()) {
+      ModelSpec m = shape ? (shape->swiglu ? llama3(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn)
+                                           : megatron_gpt(shape->key, shape->layers, shape->hidden, shape->heads,
+                                                          shape->ffn, c.seq, shape->vocab))
+                          : shape_free_model;
+      if (shape) {
+        m.kv_heads = shape->kv;
+        m.vocab = shape->vocab;
+        m.dropout = 0;
+        m.max_seq = std::max(m.max_seq, c.seq);
+      }
       const int64_t mb = cell_num("micro_batch", 1), gb = cell_num("global_batch", 1);
       static std::map<std::string, int64_t> cores;  // GPUs per node of each system (4 per GB200/GB300 tray)
       if (!cores.count(sys)) cores[sys] = load_hw_spec(hw_path(systems.at(sys))).cores_per_node();
@@ -130,6 +161,7 @@ std::vector<ValidationCase> nemo(const std::string& file) {
       w.zero = fsdp_on ? 3 : 1;
       if (w.zero == 3) w.reduce_every_micro_batch = true;
       w.virtual_stages = vp;
+      w.ep = std::max<int64_t>(1, ep);
       w.attention = Attention::Flash;  // Transformer Engine picks a flash backend (cuDNN / FA)
       c.has_workload = true;
       c.workload = w;

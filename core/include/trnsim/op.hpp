@@ -24,10 +24,13 @@ enum class OpKind {
   ReduceScatter,
   AllGather,
   SendRecv,
+  AllToAll,      // every rank sends 1/n of its buffer to each other rank (MoE token dispatch / combine)
 };
 
 enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma, Collective };
-enum class Group { None, TP, DP, PP };
+// EP: the expert-parallel group (MoE all-to-all); EDP: the expert-data-parallel group that
+// reduces expert gradients (tp x dp / ep ranks).
+enum class Group { None, TP, DP, PP, EP, EDP };
 enum class Phase { Forward, Backward, Recompute, Optimizer };
 // Element types. FP8: E4M3 / E5M2 with one FP32 scale per tensor or per row (Transformer
 // Engine, torchao). MXFP8: E4M3 with one E8M0 scale per 32 elements (OCP MX). NVFP4: E2M1 with
@@ -101,7 +104,7 @@ struct Op {
   // collective
   Group group = Group::None;
   int group_size = 1;
-  Bytes comm_bytes;       // full logical buffer size (all-reduce: S; RS: input S; AG: output S)
+  Bytes comm_bytes;       // full logical buffer size (all-reduce: S; RS: input S; AG: output S; all-to-all: one rank's send buffer)
 
   // accounting (filled by the builder)
   Flops flops;

@@ -18,6 +18,9 @@ class Hierarchical : public CollectiveAlgorithm {
       case OpKind::SendRecv:
         f.send(g.p2p, c.size);
         break;
+      case OpKind::AllToAll:
+        phase::all_to_all(f, g, c.size);
+        break;
       case OpKind::AllReduce:
         phase::intra(f, g, c.size, direct_);
         phase::inter(f, g, shard);

@@ -16,6 +16,10 @@ class Ring : public CollectiveAlgorithm {
       f.send(g.p2p, c.size);
       return;
     }
+    if (c.kind == OpKind::AllToAll) {
+      phase::all_to_all(f, g, c.size);
+      return;
+    }
     const int phases = c.kind == OpKind::AllReduce ? 2 : 1;
     if (g.nodes == 1) {
       for (int p = 0; p < phases; ++p) phase::intra(f, g, c.size, direct_);
