@@ -70,6 +70,9 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                {"compute_by_engine_s", engines},
                {"dp_comm_total_s", c.dp_comm_s}};
   if (s.model.moe.active()) j["step"]["breakdown_s"]["ep_comm_exposed"] = c.ep_comm_s;
+  if (w.cp > 1) j["step"]["breakdown_s"]["cp_comm_exposed"] = c.cp_comm_s;
+  if (w.cp > 1) j["workload"]["cp"] = w.cp;
+  if (w.ep > 1) j["workload"]["ep"] = w.ep;
   j["throughput"] = {{"sequences_per_s", static_cast<double>(w.global_batch) / step},
                      {"tokens_per_s", tokens / step},
                      {"tokens_per_s_per_core", tokens / step / devices},
@@ -136,6 +139,7 @@ std::string render_text(const nlohmann::json& j) {
                                                                           {"recompute", "recompute"},
                                                                           {"tp_comm_exposed", "TP comm (exposed)"},
                                                                           {"ep_comm_exposed", "EP all-to-all"},
+                                                                          {"cp_comm_exposed", "CP ring (exposed)"},
                                                                           {"pp_comm_exposed", "PP comm (exposed)"},
                                                                           {"pipeline_bubble", "pipeline bubble"},
                                                                           {"dp_comm_exposed", "DP comm (exposed)"},

@@ -39,8 +39,10 @@ class Executor {
         algo_(make_collective(s.hw.collectives.inter_algorithm, s.hw.collectives.intra_algorithm)) {
     const auto& w = s.workload;
     const GroupLayout tp = layout_group(s.hw, 1, static_cast<int>(w.tp));
-    const GroupLayout dp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.dp));
-    const GroupLayout pp = layout_group(s.hw, static_cast<int>(w.tp * w.dp), static_cast<int>(w.pp));
+    // Megatron's rank order: TP fastest, then CP, then DP, then PP; gradients reduce over DP x CP.
+    const GroupLayout cp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.cp));
+    const GroupLayout dp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.dp_cp()));
+    const GroupLayout pp = layout_group(s.hw, static_cast<int>(w.tp * w.dp_cp()), static_cast<int>(w.pp));
     // Expert parallelism over the TP x DP ranks (TP fastest): EP groups are runs of ep consecutive
     // ranks, the expert-data-parallel groups the ranks ep apart.
     const GroupLayout ep = layout_group(s.hw, 1, static_cast<int>(w.ep));
@@ -52,7 +54,8 @@ class Executor {
     // first (doubling DMA bandwidth made 6 of 282 random layouts up to 0.24 % slower, issue 15).
     for (int64_t r = 0; r < w.pp; ++r) {
       const int d = static_cast<int>(r);
-      layouts_.push_back({tp.in_domain(d), dp.in_domain(d), pp.in_domain(d), ep.in_domain(d), edp.in_domain(d)});
+      layouts_.push_back({tp.in_domain(d), dp.in_domain(d), pp.in_domain(d), ep.in_domain(d), edp.in_domain(d),
+                          cp.in_domain(d)});
     }
   }
 
@@ -104,6 +107,7 @@ class Executor {
       case Group::DP: return l.dp;
       case Group::EP: return l.ep;
       case Group::EDP: return l.edp;
+      case Group::CP: return l.cp;
       default: return l.pp;
     }
   }
@@ -145,8 +149,28 @@ class Executor {
     // when the chain reaches them (one piece ahead); a piece's ops wait for the latest gather of
     // their layer. Waiting for one counts as exposed DP communication.
     std::map<int, std::shared_ptr<bool>> gathered;
+    // A collective running beside the next compute ops (op.overlap_ops): started when the chain
+    // reaches it, waited for after them.
+    struct Beside {
+      std::shared_ptr<bool> done;
+      std::shared_ptr<sc_core::sc_event> finished;
+      int left = 0;
+    } beside;
     for (size_t i = 0; i < list.size(); ++i) {
       const Op& op = st.graph[list[i]];
+      if (op.is_collective() && op.overlap_ops > 0) {
+        wait_until(chain);
+        beside = {std::make_shared<bool>(false), std::make_shared<sc_core::sc_event>(), op.overlap_ops};
+        const Op* o = &op;
+        auto done = beside.done;
+        auto finished = beside.finished;
+        sc_core::sc_spawn([this, r, o, done, finished] {
+          collective(r, *o, track(r, "cp"));
+          *done = true;
+          finished->notify(sc_core::SC_ZERO_TIME);
+        });
+        continue;
+      }
       if (op.is_collective() && op.group == Group::DP) {
         wait_until(chain);
         auto done = std::make_shared<bool>(false);
@@ -183,6 +207,13 @@ class Executor {
         if (op.phase == Phase::Recompute) times.recompute_s += d;
         else times.compute_s += d;
         times.engine_s[static_cast<size_t>(op.engine)] += d;
+        if (beside.left > 0 && --beside.left == 0) {
+          wait_until(chain);
+          const double t = now();
+          while (!*beside.done) sc_core::wait(*beside.finished);
+          times.cp_comm_s += now() - t;
+          chain = std::max(chain, now());
+        }
       }
       // DP buckets whose gradients are now complete.
       if (buckets)
@@ -338,7 +369,7 @@ class Executor {
   int64_t m_;
   std::unique_ptr<CollectiveAlgorithm> algo_;
   struct StageLayouts {
-    GroupLayout tp, dp, pp, ep, edp;
+    GroupLayout tp, dp, pp, ep, edp, cp;
   };
   std::vector<StageLayouts> layouts_;  // per rank
   std::vector<ProgramState> prog_;
@@ -376,7 +407,7 @@ StepResult execute_step(const Scenario& s, const StepOptions& opt) {
     for (double StageTimes::*f : {&StageTimes::finish_s, &StageTimes::compute_s, &StageTimes::recompute_s,
                                   &StageTimes::tp_comm_s, &StageTimes::pp_comm_s, &StageTimes::bubble_s,
                                   &StageTimes::dp_exposed_s, &StageTimes::optimizer_s, &StageTimes::dp_comm_s,
-                                  &StageTimes::host_wait_s, &StageTimes::ep_comm_s})
+                                  &StageTimes::host_wait_s, &StageTimes::ep_comm_s, &StageTimes::cp_comm_s})
       sb.*f = ext(sa.*f, sb.*f);
     for (size_t e = 0; e < sb.engine_s.size(); ++e) sb.engine_s[e] = ext(sa.engine_s[e], sb.engine_s[e]);
   }

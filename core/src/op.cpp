@@ -41,6 +41,7 @@ const char* to_string(Group g) {
     case Group::PP: return "pp";
     case Group::EP: return "ep";
     case Group::EDP: return "edp";
+    case Group::CP: return "cp";
   }
   return "?";
 }

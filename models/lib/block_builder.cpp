@@ -111,18 +111,30 @@ struct Emitter {
     const int64_t b = c.w.micro_batch, s = c.w.seq_len;
     if (c.w.attention == Attention::Flash) {
       // One fused kernel: scores and probabilities never leave on-chip memory; dropout is
-      // regenerated from the RNG state, not stored.
+      // regenerated from the RNG state, not stored. With context parallelism each rank holds
+      // s / cp queries (2 x cp chunks, so every rank gets the same causal work) and meets all s
+      // keys as the K/V chunks go round the ring: cp - 1 transfers of its chunk, beside the
+      // attention they feed (ring attention, TE's P2P context parallelism).
+      const int64_t sq = s / c.w.cp;
       const int64_t n = flash_key_columns(s, !c.m.encoder);
-      Op qk = ops::gemm("flash.scores", b * a, s, d, n, c.dt);
+      Bytes ring;
+      if (c.w.cp > 1) {
+        ring = Bytes(static_cast<double>((c.w.cp - 1) * b * sq * 2 * g * d) * dtype_bytes(c.dt));
+        Op kv = ops::collective(OpKind::SendRecv, prefix + "cp.kv_ring", Group::CP, static_cast<int>(c.w.cp), ring);
+        kv.overlap_ops = 3;
+        out.push_back({std::move(kv), Role::Compute});
+      }
+      Op qk = ops::gemm("flash.scores", b * a, sq, d, n, c.dt);
       qk.onchip_out = true;
-      Op sm = ops::vector_op(OpKind::Softmax, "flash.softmax", b * a * s * n, n, 1, 3, true, 5, c.dt);
+      Op sm = ops::vector_op(OpKind::Softmax, "flash.softmax", b * a * sq * n, n, 1, 3, true, 5, c.dt);
       sm.onchip_in = sm.onchip_out = true;
-      Op pv = ops::gemm("flash.context", b * a, s, n, d, c.dt);
+      Op pv = ops::gemm("flash.context", b * a, sq, n, d, c.dt);
       pv.onchip_in = true;
       qk.label = prefix + qk.label, sm.label = prefix + sm.label, pv.label = prefix + pv.label;
       out.push_back({std::move(qk), Role::Compute, true, true});
       out.push_back({std::move(sm), Role::Compute, true, false});
       out.push_back({std::move(pv), Role::Compute, true, false});
+      out.back().ring_bwd_bytes = ring * 2.0;  // K/V again and their gradients
       quantize("proj_in", T * a * d, false);
       linear("out_proj", T, a * d, h());
       return;

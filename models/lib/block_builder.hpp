@@ -31,6 +31,9 @@ struct FwdOp {
   // TpEnter whose forward gather moves low-precision data: the backward reduce-scatter moves
   // BF16 gradients of this size (0: the same bytes as forward).
   Bytes grad_comm_bytes;
+  // Context parallelism: the last op of the attention core; its backward starts with the ring
+  // exchange of K/V and their gradients (this many bytes), beside the attention backward.
+  Bytes ring_bwd_bytes;
 };
 
 // How a precision recipe quantizes a BF16 tensor (docs/precision.md has the sources):
@@ -56,7 +59,7 @@ struct ShardContext {
   const Workload& w;
   DType dt;
   QuantRule q;  // the block linear layers' recipe (inactive outside FP8 / MXFP8 / NVFP4)
-  int64_t tokens() const { return w.micro_batch * w.seq_len; }                        // T
+  int64_t tokens() const { return w.micro_batch * w.seq_len / w.cp; }                 // T (this rank's share of the sequence)
   int64_t local_tokens() const { return w.sequence_parallel ? tokens() / w.tp : tokens(); }  // outside TP regions
   int64_t vocab_shard() const { return (m.vocab + w.tp - 1) / w.tp; }  // padded to a multiple of tp
 };

@@ -16,7 +16,8 @@
 namespace trnsim {
 
 Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
-  const double s = static_cast<double>(w.seq_len), b = static_cast<double>(w.micro_batch);
+  // Context parallelism keeps 1/cp of each sequence's activations on a rank.
+  const double s = static_cast<double>(w.seq_len) / static_cast<double>(w.cp), b = static_cast<double>(w.micro_batch);
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
   const double g = static_cast<double>(m.kv_heads), f = static_cast<double>(m.ffn), t = static_cast<double>(w.tp);
   const double sbh = s * b * h;
@@ -107,11 +108,11 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     const bool last = in.last;
     // ZeRO shards dense parameters over DP and routed experts over the expert-data-parallel ranks.
     const double Pe = in.expert_parameters, Pd = P - Pe;
-    const double dshard = w.zero >= 1 ? static_cast<double>(w.dp) : 1.0;
+    const double dshard = w.zero >= 1 ? static_cast<double>(w.dp_cp()) : 1.0;
     const double eshard = w.zero >= 1 ? static_cast<double>(w.edp()) : 1.0;
     const double sharded = Pd / dshard + Pe / eshard;  // parameters whose states this core keeps
     b.weights = Bytes(P * pbytes);
-    if (w.zero == 3 && w.dp > 1) {
+    if (w.zero == 3 && w.dp_cp() > 1) {
       // ZeRO-3 / FSDP: a parameter shard, plus two pieces gathered whole (the one running and the
       // one prefetched; the largest of this rank's layer, embedding and head).
       double piece = static_cast<double>(m.max_layer_parameters());
@@ -128,7 +129,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     // both between steps); under ZeRO-3 only the gathered pieces (two layers) hold them.
     if (is_low_precision(lin)) {
       double lp = in.linear_parameters;
-      if (w.zero == 3 && w.dp > 1) lp *= std::min(1.0, 2.0 / static_cast<double>(std::max<int64_t>(1, layers)));
+      if (w.zero == 3 && w.dp_cp() > 1) lp *= std::min(1.0, 2.0 / static_cast<double>(std::max<int64_t>(1, layers)));
       b.low_precision_weights = Bytes(lp * dtype_bytes(lin) * 2);
     }
     b.in_flight = in_flight_chunks(w, rank, mbs);
@@ -136,7 +137,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     b.activations = b.activation_per_layer * static_cast<double>(chunk_layers * b.in_flight);
     // FP32 logits kept for the loss: one micro-batch's under 1F1B (its backward follows at once), all under GPipe.
     if (last)
-      b.activations += Bytes(4.0 * w.micro_batch * w.seq_len * ((m.vocab + w.tp - 1) / w.tp)) *
+      b.activations += Bytes(4.0 * w.micro_batch * (w.seq_len / w.cp) * ((m.vocab + w.tp - 1) / w.tp)) *
                        static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
     // Largest temporary (see rank_memory_inputs), and under full recompute one layer's full activations.
     Bytes tmp = in.largest_output;

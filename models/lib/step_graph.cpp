@@ -27,6 +27,8 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if (m.moe.active() && m.moe.experts % w.ep != 0)
     fail("/parallel/ep", fmt::format("ep {} does not divide the {} experts of {}; use a divisor of {}", w.ep, m.moe.experts,
                                      m.name, m.moe.experts));
+  if (w.cp > 1 && w.attention != Attention::Flash)
+    fail("/attention", "context parallelism runs attention as a ring of flash kernels; set attention \"flash\"");
   if (m.moe.active() && w.tp > 1 && !w.sequence_parallel)
     fail("/parallel/sequence_parallel", "MoE layers with tp > 1 route the sequence-parallel token shards; set sequence_parallel true");
   if (m.layers % w.pp != 0)
@@ -49,7 +51,7 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
 }
 
 // Backward ops of one forward entry, in execution order.
-std::vector<Op> backward_of(const FwdOp& f, bool sp) {
+std::vector<Op> backward_of(const FwdOp& f, bool sp, int cp) {
   std::vector<Op> out;
   const Op& o = f.op;
   auto coll = [&](OpKind k, const std::string& suffix, bool gradient = false) {
@@ -86,6 +88,11 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp) {
   if (o.kind == OpKind::Elementwise && o.out_dtype != o.dtype) return out;
   switch (o.kind) {
     case OpKind::Gemm: {  // C=A.B: dA = dC.B^T (M,N,K); dB = A^T.dC (K,M,N)
+      if (f.ring_bwd_bytes.base() > 0) {  // ring attention backward: K/V and dK/dV round the CP ring
+        Op ring = ops::collective(OpKind::SendRecv, o.label + ".cp_ring_bwd", Group::CP, cp, f.ring_bwd_bytes);
+        ring.overlap_ops = 7;  // context dgrad/wgrad, softmax, scores recompute/exp/dgrad/wgrad
+        out.push_back(ring);
+      }
       Op dg = ops::gemm(o.label + ".dgrad", o.batch, o.m, o.n, o.k, o.dtype);
       Op wg = ops::gemm(o.label + ".wgrad", o.batch, o.k, o.m, o.n, o.dtype);
       // Only GEMMs whose B operand is a parameter have a weight gradient; in attention's core
@@ -171,7 +178,7 @@ int64_t stage_layers(const ModelSpec& m, const Workload& w) { return m.layers / 
 std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w, int64_t expert_parameters) {
   // ZeRO-1+ shards dense states over DP and expert states over the expert-data-parallel ranks.
   const int64_t dense = stage_parameters - expert_parameters;
-  const int64_t opt_params = w.zero >= 1 ? (dense + w.dp - 1) / w.dp + (expert_parameters + w.edp() - 1) / w.edp()
+  const int64_t opt_params = w.zero >= 1 ? (dense + w.dp_cp() - 1) / w.dp_cp() + (expert_parameters + w.edp() - 1) / w.edp()
                                          : stage_parameters;
   const int param_bytes = static_cast<int>(dtype_bytes(compute_dtype(w)));
   const int state_bytes = 8 + (has_fp32_master(w.precision) ? 4 : 0);  // fp32 m, v (+ fp32 master)
@@ -236,11 +243,11 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     // runs, in forward and again in backward, one piece ahead (prefetch depth 1: FSDP's
     // forward_prefetch / BACKWARD_PRE, DeepSpeed's prefetch bucket). The gather carries the piece's
     // layer (-1 for embedding and head) so the executor can make that piece's ops wait for it.
-    const bool zero3 = w.zero == 3 && w.dp > 1;
+    const bool zero3 = w.zero == 3 && w.dp_cp() > 1;
     auto gather = [&](const Piece& p, Phase phase) {
       const int layer = p.is_block ? p.fwd.front().op.layer : -1;
       Op g = ops::collective(OpKind::AllGather, p.is_block ? fmt::format("L{}.param_gather", layer) : "param_gather",
-                             Group::DP, static_cast<int>(w.dp), Bytes(static_cast<double>(p.params) * dtype_bytes(dt)));
+                             Group::DP, static_cast<int>(w.dp_cp()), Bytes(static_cast<double>(p.params) * dtype_bytes(dt)));
       g.layer = layer;
       g.phase = phase;
       return gb.add(g, false);
@@ -274,7 +281,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         }
       }
       for (auto f = it->fwd.rbegin(); f != it->fwd.rend(); ++f)
-        for (auto& b : backward_of(*f, sp)) {
+        for (auto& b : backward_of(*f, sp, static_cast<int>(w.cp))) {
           st.backward.push_back(gb.add(b));
           if (!b.is_collective()) fwd_bwd_flops += b.flops.base();
         }
@@ -291,7 +298,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         boost::add_edge(st.backward.back(), v, st.graph);
         st.dp_buckets.push_back({v, st.backward.size() - 1});
       };
-      bucket(label, Group::DP, w.dp, it->params - it->expert_params);
+      bucket(label, Group::DP, w.dp_cp(), it->params - it->expert_params);
       bucket(label + ".experts", Group::EDP, w.edp(), it->expert_params);
     }
     // Optimizer step: gradient-norm pass, AdamW, and the ZeRO-1 parameter all-gather.
@@ -301,8 +308,8 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     for (auto& b : st.dp_buckets) boost::add_edge(b.op, nv, st.graph);
     st.optimizer.push_back(nv);
     st.optimizer.push_back(gb.add(compute[1]));
-    if ((w.zero == 1 || w.zero == 2) && w.dp > 1) {  // ZeRO-3 keeps its parameters sharded
-      Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp),
+    if ((w.zero == 1 || w.zero == 2) && w.dp_cp() > 1) {  // ZeRO-3 keeps its parameters sharded
+      Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp_cp()),
                               Bytes(static_cast<double>(st.parameters) * param_bytes));
       ag.phase = Phase::Optimizer;
       st.optimizer.push_back(gb.add(ag));
@@ -316,8 +323,8 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       Op cast = ops::quantize("optimizer.weight_quant", weights, ctx.q.passes, ctx.q.copies, ctx.q.to);
       cast.phase = Phase::Optimizer;
       st.optimizer.push_back(gb.add(cast));
-      if (ctx.q.amax_history && w.dp > 1) {  // one fused all-reduce of every input / weight / gradient amax
-        Op amax = ops::collective(OpKind::AllReduce, "optimizer.amax_reduce", Group::DP, static_cast<int>(w.dp),
+      if (ctx.q.amax_history && w.dp_cp() > 1) {  // one fused all-reduce of every input / weight / gradient amax
+        Op amax = ops::collective(OpKind::AllReduce, "optimizer.amax_reduce", Group::DP, static_cast<int>(w.dp_cp()),
                                   Bytes(4.0 * 3 * static_cast<double>(tensors)));
         amax.phase = Phase::Optimizer;
         st.optimizer.push_back(gb.add(amax));
@@ -330,7 +337,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     std::vector<OpVertex> order;
     boost::topological_sort(st.graph, std::back_inserter(order));
   }
-  const double replicas = static_cast<double>(w.dp * w.tp * plan.micro_batches);
+  const double replicas = static_cast<double>(w.dp * w.cp * w.tp * plan.micro_batches);
   plan.model_flops = Flops(fwd_bwd_flops * replicas);
   plan.hardware_flops = Flops((fwd_bwd_flops + recompute_flops) * replicas);
   return plan;

@@ -73,6 +73,7 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
     w.pp = p.integer("pp", 1, 1024);
     w.dp = p.integer("dp", 1, 1 << 22);
     w.ep = p.integer_or("ep", 1, 1, 1 << 16);
+    w.cp = p.integer_or("cp", 1, 1, 1 << 12);
     w.moe_load_imbalance = p.number_or("moe_load_imbalance", 1.0, 1.0, 64.0);
     w.sequence_parallel = p.boolean("sequence_parallel");
     w.zero = static_cast<int>(p.integer("zero", 0, 3));
@@ -89,6 +90,8 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
                                         "grad_reduce or set \"per_micro_batch\" (or use zero 1 for a per-step reduction)",
                                         w.zero));
     p.finish();
+    if (w.cp > 1 && w.ep > 1)
+      p.fail("cp", "context parallelism with expert parallelism is not modelled yet; use cp 1 or ep 1");
     if ((w.tp * w.dp) % w.ep != 0)
       p.fail("ep", fmt::format("ep {} must divide tp x dp = {} (expert-parallel ranks come from the TP and DP ranks)", w.ep,
                                w.tp * w.dp));
@@ -101,6 +104,9 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
     w.global_batch = b.integer("global_batch", 1, 1 << 30);
     w.seq_len = b.integer("seq_len", 1, 1 << 22);
     b.finish();
+    if (w.seq_len % (2 * w.cp) != 0)
+      b.fail("seq_len", fmt::format("context parallelism splits each sequence into 2 x cp = {} chunks; use a seq_len "
+                                    "divisible by {}", 2 * w.cp, 2 * w.cp));
     if (w.global_batch % (w.dp * w.micro_batch) != 0)
       b.fail("global_batch", fmt::format("global_batch {} is not divisible by dp x micro_batch = {} x {} = {}; "
                                          "pick a multiple of {}",
@@ -153,6 +159,7 @@ std::string workload_to_json(const Workload& w) {
                    {"pp_scatter_gather", w.pp_scatter_gather}, {"overlap_dp", w.overlap_dp},
                    {"grad_reduce", grad_reduce_name(w)}};
   if (w.ep > 1) j["parallel"]["ep"] = w.ep;
+  if (w.cp > 1) j["parallel"]["cp"] = w.cp;
   if (w.moe_load_imbalance != 1.0) j["parallel"]["moe_load_imbalance"] = w.moe_load_imbalance;
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   j["precision"] = to_string(w.precision);

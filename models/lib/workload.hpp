@@ -51,6 +51,11 @@ struct Workload {
   // TP x DP ranks (Megatron-Core's expert-parallel group with expert TP 1); expert gradients
   // reduce over the tp x dp / ep expert-data-parallel ranks.
   int64_t ep = 1;
+  // Context parallelism: each sequence split over `cp` ranks (between TP and DP in Megatron's
+  // rank order), attention as a ring exchanging K/V chunks, 2 x cp chunks for causal balance.
+  // Gradients and ZeRO shards span the dp x cp ranks.
+  int64_t cp = 1;
+  int64_t dp_cp() const { return dp * cp; }
   // Tokens the busiest expert rank gets over the balanced share (1: force-balanced routing, as
   // NVIDIA's published MoE tables run).
   double moe_load_imbalance = 1.0;
@@ -85,7 +90,7 @@ struct Workload {
   bool reduce_every_micro_batch = false;
   PricePlan price_plan = PricePlan::OnDemand;
 
-  int64_t devices() const { return tp * pp * dp; }
+  int64_t devices() const { return tp * cp * pp * dp; }
   int64_t grad_accum() const { return global_batch / (dp * micro_batch); }
   int64_t tokens_per_step() const { return global_batch * seq_len; }
 };

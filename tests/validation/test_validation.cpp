@@ -143,7 +143,10 @@ TEST_CASE("torchtitan rows: FSDP2 as ZeRO-3, float8 recipes, async TP, named blo
   CHECK(async.workload.tp_overlap);
   CHECK(row(v, 23, Metric::TokensPerSPerGpu).workload.fp8_recipe == Fp8Recipe::Rowwise);
   CHECK(row(v, 31, Metric::TokensPerSPerGpu).not_expressible.find("per-op selective") != std::string::npos);
-  CHECK(row(v, 5, Metric::TokensPerSPerGpu).not_expressible.find("context parallelism") != std::string::npos);
+  const auto& cp = row(v, 5, Metric::TokensPerSPerGpu);  // 8B, seq 65536 on 8 GPUs: FSDP 4 x CP 2
+  REQUIRE(cp.has_workload);
+  CHECK((cp.workload.cp == 2 && cp.workload.dp == 4 && cp.workload.zero == 3));
+  CHECK(row(v, 16, Metric::TokensPerSPerGpu).not_expressible.find("micro-batch not stated") != std::string::npos);
   CHECK(row(v, 46, Metric::TokensPerSPerGpu).not_expressible.find("power-limited B200") != std::string::npos);
   CHECK(row(v, 49, Metric::TokensPerSPerGpu).not_expressible.find("MoE") != std::string::npos);
   // Every row is either a workload or names what it lacks.

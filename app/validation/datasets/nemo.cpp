@@ -115,7 +115,6 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
     if (!nemo_precision(prec, t.at(r, "container"), np)) blockers.push_back("precision label \"" + prec + "\" unknown");
     if (moe && !moe->model_file) blockers.push_back(std::string("MoE: ") + moe->missing);
     if (!contains(task, "Pre")) blockers.push_back("fine-tuning / LoRA");
-    if (cp > 1) blockers.push_back("context parallelism");
     const bool fsdp_on = !fsdp.empty() && fsdp[0] != '0';
     const NemoShape* shape = nullptr;
     for (const auto& s : kNemoShapes)
@@ -151,7 +150,8 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
       if (!cores.count(sys)) cores[sys] = load_hw_spec(hw_path(systems.at(sys))).cores_per_node();
       const int64_t per_node = cores[sys];
       Workload w = workload(file, r, m, systems.at(sys), std::max<int64_t>(1, gpus / per_node), tp, pp,
-                            gpus / (tp * pp), mb, gb, c.seq);
+                            gpus / (tp * pp * cp), mb, gb, c.seq);
+      w.cp = cp;
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = np.precision;
       w.fp8_recipe = np.recipe;

@@ -79,7 +79,6 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     if (hw.empty())
       blockers.push_back(contains(hwcell, "power limited") ? "hardware: power-limited B200 (limit not stated)"
                                                            : "hardware SKU not stated");
-    if (inum(t, r, "cp") > 1) blockers.push_back("context parallelism");
     if (mbs.empty()) blockers.push_back("micro-batch not stated");
     if (contains(rec, "layer")) blockers.push_back("checkpoint policy: every k-th block (selective layer AC)");
     else if (contains(rec, "selective")) blockers.push_back("checkpoint policy: torchtitan per-op selective AC");
@@ -104,12 +103,14 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       m.max_seq = std::max(m.max_seq, seq);
       if (!cores.count(hw)) cores[hw] = load_hw_spec(hw_path(hw)).cores_per_node();
       const int64_t per_node = cores[hw];
-      Workload w = workload(file, r, m, hw, std::max<int64_t>(1, gpus / per_node), tp, pp, gpus / (tp * pp), mb, gb, seq);
+      const int64_t cp = inum(t, r, "cp");
+      Workload w = workload(file, r, m, hw, std::max<int64_t>(1, gpus / per_node), tp, pp, gpus / (tp * pp * cp), mb, gb, seq);
+      w.cp = cp;
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = p;
       w.fp8_recipe = recipe;
       w.fp32_grads = true;
-      w.zero = w.dp > 1 ? 3 : 0;
+      w.zero = w.dp_cp() > 1 ? 3 : 0;  // FSDP2 shards over the data-parallel x context-parallel mesh
       w.reduce_every_micro_batch = w.zero == 3;
       w.sequence_parallel = tp > 1;
       w.tp_overlap = tp > 1 && contains(notes, "async TP");

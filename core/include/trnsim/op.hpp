@@ -30,7 +30,7 @@ enum class OpKind {
 enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma, Collective };
 // EP: the expert-parallel group (MoE all-to-all); EDP: the expert-data-parallel group that
 // reduces expert gradients (tp x dp / ep ranks).
-enum class Group { None, TP, DP, PP, EP, EDP };
+enum class Group { None, TP, DP, PP, EP, EDP, CP };
 enum class Phase { Forward, Backward, Recompute, Optimizer };
 // Element types. FP8: E4M3 / E5M2 with one FP32 scale per tensor or per row (Transformer
 // Engine, torchao). MXFP8: E4M3 with one E8M0 scale per 32 elements (OCP MX). NVFP4: E2M1 with
@@ -105,6 +105,9 @@ struct Op {
   Group group = Group::None;
   int group_size = 1;
   Bytes comm_bytes;       // full logical buffer size (all-reduce: S; RS: input S; AG: output S; all-to-all: one rank's send buffer)
+  // A collective that runs beside the next `overlap_ops` compute ops instead of before them (ring
+  // attention's K/V exchange beside the attention it feeds); they wait for it only at the end.
+  int overlap_ops = 0;
 
   // accounting (filled by the builder)
   Flops flops;
