@@ -28,7 +28,7 @@ Args search_args() {
       .option("seq", "4096", "sequence length (tokens)")
       .option("global-batch", "1024", "global batch (sequences)")
       .option("axes", "", "limit axes, e.g. \"tp=1,2,4;zero=1;attention=flash;recompute=none,selective\" (axes: "
-                          "tp pp vs mb recompute zero sp tp_overlap dp_overlap fused attention precision=bf16,fp8,mxfp8,nvfp4)")
+                          "tp pp vs mb recompute zero sp tp_overlap dp_overlap fused attention precision=bf16,fp8,mxfp8,nvfp4 ep cp)")
       .option("top-k", "20", "rows in each top list")
       .option("train-tokens", "1e12", "tokens of the training run for time and cost to train")
       .flag("exhaustive", "simulate every layout that fits (slow; the exactness reference)")

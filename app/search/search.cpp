@@ -46,8 +46,10 @@ struct Shape {
 };
 
 // tp_overlap is an executor setting, not part of the plan: one shape serves both.
-using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, int>;
-ShapeKey shape_key(const Layout& l) { return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash, l.prec}; }
+using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, int, int, int>;
+ShapeKey shape_key(const Layout& l) {
+  return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash, l.prec, l.ep, l.cp};
+}
 
 Shape build_shape(const Workload& w, const ModelSpec& model, const HwSpec& hw) {
   Shape sh;
@@ -169,6 +171,8 @@ nlohmann::json run_search(const SearchOptions& o) {
     row["dp_overlap"] = l.overlap_dp;
     row["attention"] = l.flash ? "flash" : "unfused";
     row["precision"] = to_string(precision_of_layout(l, hws[l.hw]));
+    row["ep"] = l.ep;
+    row["cp"] = l.cp;
     row["bound_s"] = c.bound_s;
     row["breakdown_s"] = report["step"]["breakdown_s"];
     if (c.bound_s > r.step_time_s && ++violations <= 5)

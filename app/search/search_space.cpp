@@ -37,7 +37,8 @@ bool allowed(const AxisLimits& axes, const std::string& axis, int64_t value) {
 
 const std::vector<std::string>& axis_names() {
   static const std::vector<std::string> names = {"tp", "pp", "vs", "mb", "recompute", "zero", "sp",
-                                                 "tp_overlap", "dp_overlap", "fused", "attention", "precision"};
+                                                 "tp_overlap", "dp_overlap", "fused", "attention", "precision",
+                                                 "ep", "cp"};
   return names;
 }
 
@@ -102,8 +103,18 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
         if (tp > devices || (tp <= cpn ? cpn % tp : tp % cpn)) continue;  // within a node, or whole nodes
         for (int64_t pp : divisors(m.layers)) {
           if (!allowed(ax, "pp", pp) || devices % (tp * pp)) continue;
-          const int64_t dp = devices / (tp * pp);
+          // Context parallelism only when asked for (--axes cp=...); expert parallelism over every
+          // divisor of the experts that divides tp x dp for MoE models (1 for dense ones).
+          std::vector<int64_t> cps = {1};
+          if (ax.count("cp")) cps = divisors(devices / (tp * pp));
+          for (int64_t cp : cps) {
+          if (!allowed(ax, "cp", cp) || (devices / (tp * pp)) % cp || spec.seq_len % (2 * cp)) continue;
+          const int64_t dp = devices / (tp * pp * cp);
           if (spec.global_batch % dp) continue;
+          std::vector<int64_t> eps = {1};
+          if (m.moe.active() && cp == 1) eps = divisors(m.moe.experts);
+          for (int64_t ep : eps) {
+          if (!allowed(ax, "ep", ep) || (tp * dp) % ep) continue;
           for (int64_t vs : divisors(m.layers / pp)) {
             if (!allowed(ax, "vs", vs) || (vs > 1 && pp < 2)) continue;
             for (int64_t mb : divisors(spec.global_batch / dp)) {
@@ -123,7 +134,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
                         for (int fused = 0; fused <= 1; ++fused) {
                           if (!allowed(ax, "fused", fused)) continue;
                           for (int flash = 0; flash <= 1; ++flash) {
-                            if (!allowed(ax, "attention", flash)) continue;
+                            if (!allowed(ax, "attention", flash) || (cp > 1 && !flash)) continue;
                             Layout l;
                             l.hw = static_cast<uint16_t>(h);
                             l.nodes = static_cast<int32_t>(nodes);
@@ -139,6 +150,8 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
                             l.overlap_dp = dpo;
                             l.fused = fused;
                             l.flash = flash;
+                            l.ep = static_cast<int32_t>(ep);
+                            l.cp = static_cast<int32_t>(cp);
                             for (uint8_t pr : precs) {
                               l.prec = pr;
                               out.push_back(l);
@@ -152,6 +165,8 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
               }
             }
           }
+          }
+          }
         }
       }
     }
@@ -164,9 +179,11 @@ Precision precision_of_layout(const Layout& l, const HwSpec& hw) { return precis
 std::string layout_name(const Layout& l, const SpaceSpec& spec) {
   static const char* ck[] = {"none", "selective", "full"};
   static const char* pr[] = {"", "-fp8", "-mxfp8", "-nvfp4"};
-  return fmt::format("{}-{}-{}n-tp{}{}{}-pp{}-v{}-dp{}-mb{}-{}-z{}{}-{}-{}{}", spec.model, spec.hws[l.hw], l.nodes, l.tp,
-                     l.sp ? "sp" : "", l.tp_overlap ? "o" : "", l.pp, l.vs, l.dp, l.mb, ck[l.ckpt], l.zero,
-                     l.overlap_dp ? "" : "-nodpo", l.fused ? "fused" : "unfused", l.flash ? "flash" : "attn", pr[l.prec]);
+  return fmt::format("{}-{}-{}n-tp{}{}{}-pp{}-v{}-dp{}{}{}-mb{}-{}-z{}{}-{}-{}{}", spec.model, spec.hws[l.hw], l.nodes, l.tp,
+                     l.sp ? "sp" : "", l.tp_overlap ? "o" : "", l.pp, l.vs, l.dp,
+                     l.cp > 1 ? fmt::format("-cp{}", l.cp) : "", l.ep > 1 ? fmt::format("-ep{}", l.ep) : "", l.mb,
+                     ck[l.ckpt], l.zero, l.overlap_dp ? "" : "-nodpo", l.fused ? "fused" : "unfused",
+                     l.flash ? "flash" : "attn", pr[l.prec]);
 }
 
 Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& hw) {
@@ -177,6 +194,8 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.tp = l.tp;
   w.pp = l.pp;
   w.dp = l.dp;
+  w.ep = l.ep;
+  w.cp = l.cp;
   w.virtual_stages = l.vs;
   w.sequence_parallel = l.sp;
   w.tp_overlap = l.tp_overlap;

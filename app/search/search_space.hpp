@@ -4,7 +4,9 @@
 // dividing the layers per stage; every micro-batch dividing the local batch; recompute
 // none / selective / full; ZeRO 0-3 (3: FSDP); sequence parallelism on / off; TP and DP overlap on /
 // off; fused projections; attention kernel; hardware and node counts; precision (bf16 only unless
-// --axes lists fp8 / mxfp8 / nvfp4; a format the hardware lacks is skipped for it). `--axes`
+// --axes lists fp8 / mxfp8 / nvfp4; a format the hardware lacks is skipped for it); expert
+// parallelism (every divisor of a MoE model's experts that divides tp x dp); context parallelism
+// (only when --axes lists cp values: flash attention, seq divisible by 2 x cp). `--axes`
 // limits any of them. Layouts are kept compact (no strings) so millions fit in memory.
 #pragma once
 #include <cstdint>
@@ -29,6 +31,7 @@ const std::vector<std::string>& axis_names();
 struct Layout {
   uint16_t hw = 0;                 // index into the search's hardware list
   int32_t nodes = 1, tp = 1, pp = 1, vs = 1, dp = 1, mb = 1;
+  int32_t ep = 1, cp = 1;          // expert and context parallelism
   uint8_t ckpt = 0, zero = 0;      // Checkpointing enum value, ZeRO stage
   uint8_t prec = 0;                // 0 bf16 (bf16-sr where the hardware rounds stochastically), 1 fp8, 2 mxfp8, 3 nvfp4
   bool sp = false, tp_overlap = false, overlap_dp = true, fused = true, flash = false;

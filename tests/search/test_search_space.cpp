@@ -7,6 +7,8 @@
 #include "search_space.hpp"
 #include "trnsim/error.hpp"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <set>
 
@@ -42,4 +44,27 @@ TEST_CASE("precision is a search axis; formats a chip lacks are skipped for it",
   for (const auto& l : enumerate_space(spec, model, hws)) CHECK(l.prec == 0);
   CHECK_THROWS_AS(parse_axes("precision=fp6"), UsageError);
   CHECK_THROWS_WITH(parse_axes("precision=fp6"), Catch::Contains("bf16, fp8, mxfp8, nvfp4"));
+}
+
+TEST_CASE("expert and context parallelism are search axes", "[search][moe][cp]") {
+  SpaceSpec spec;
+  spec.model = "qwen3-30b-a3b";
+  spec.hws = {"gb200-nvl72"};
+  spec.nodes = {2};
+  spec.seq_len = 2048;
+  spec.global_batch = 32;
+  spec.axes = parse_axes("attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;cp=1,2");
+  const std::vector<HwSpec> hws = {load_hw_spec(hw_path("gb200-nvl72"))};
+  const auto model = load_model_spec(model_path(spec.model));
+  std::set<std::pair<int, int>> seen;  // (ep, cp)
+  for (const auto& l : enumerate_space(spec, model, hws)) {
+    seen.insert({l.ep, l.cp});
+    const Workload w = layout_workload(l, spec, hws[0]);
+    CHECK(w.devices() == 8);
+    CHECK(model.moe.experts % w.ep == 0);
+    CHECK((w.tp * w.dp) % w.ep == 0);
+    if (l.ep > 1) CHECK(layout_name(l, spec).find(fmt::format("-ep{}", l.ep)) != std::string::npos);
+  }
+  // EP: 1, 2, 4, 8 at DP 8 (128 experts); CP 2 only without EP (DP 4).
+  CHECK(seen == std::set<std::pair<int, int>>{{1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 2}});
 }
