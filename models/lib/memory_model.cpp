@@ -70,7 +70,7 @@ std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan) {
       in.parameters += static_cast<double>(st.parameters);
       in.expert_parameters += static_cast<double>(st.expert_parameters);
       in.layers += st.num_layers;
-      in.chunk_layers = st.num_layers;
+      in.chunk_layers = std::max(in.chunk_layers, st.num_layers);  // the largest chunk (uneven splits)
       in.first = in.first || st.first;
       in.last = in.last || st.last;
       // Largest temporary: the biggest output of a forward / backward / recompute op (a transient

@@ -31,12 +31,21 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
     fail("/attention", "context parallelism runs attention as a ring of flash kernels; set attention \"flash\"");
   if (m.moe.active() && w.tp > 1 && !w.sequence_parallel)
     fail("/parallel/sequence_parallel", "MoE layers with tp > 1 route the sequence-parallel token shards; set sequence_parallel true");
-  if (m.layers % w.pp != 0)
-    fail("/parallel/pp", fmt::format("pp {} does not divide the {} layers of {}; use a divisor of {}", w.pp, m.layers,
-                                     m.name, m.layers));
-  if (m.layers % (w.pp * w.virtual_stages) != 0)
-    fail("/parallel/virtual_stages", fmt::format("pp x virtual_stages = {} x {} does not divide the {} layers of {}",
-                                                 w.pp, w.virtual_stages, m.layers, m.name));
+  if (w.pipeline_split == Workload::PipelineSplit::EmbeddingAndLoss) {
+    const int64_t slots = m.layers + 2, programs = w.pp * w.virtual_stages;
+    if (slots % programs != 0)
+      fail("/parallel/pipeline_split", fmt::format("embedding_and_loss splits layers + 2 = {} slots over pp x virtual_stages "
+                                                   "= {}; it does not divide them (use \"even\" or another pp)",
+                                                   slots, programs));
+  } else {
+    if (m.layers % w.pp != 0)
+      fail("/parallel/pp", fmt::format("pp {} does not divide the {} layers of {}; use a divisor of {} (or "
+                                       "pipeline_split \"embedding_and_loss\")",
+                                       w.pp, m.layers, m.name, m.layers));
+    if (m.layers % (w.pp * w.virtual_stages) != 0)
+      fail("/parallel/virtual_stages", fmt::format("pp x virtual_stages = {} x {} does not divide the {} layers of {}",
+                                                   w.pp, w.virtual_stages, m.layers, m.name));
+  }
   if (w.virtual_stages > 1 && w.pp < 2)
     fail("/parallel/virtual_stages", "interleaving needs pp >= 2; set virtual_stages 1");
   if (w.virtual_stages > 1 && w.schedule != Schedule::OneF1B)
@@ -173,7 +182,20 @@ struct GraphBuilder {
 
 DType compute_dtype(const Workload& w) { return w.precision == Precision::FP32 ? DType::FP32 : DType::BF16; }
 
-int64_t stage_layers(const ModelSpec& m, const Workload& w) { return m.layers / (w.pp * w.virtual_stages); }
+int64_t stage_layers(const ModelSpec& m, const Workload& w) {
+  const int64_t programs = w.pp * w.virtual_stages;
+  return w.pipeline_split == Workload::PipelineSplit::EmbeddingAndLoss ? (m.layers + 2) / programs : m.layers / programs;
+}
+
+std::vector<int64_t> program_layers(const ModelSpec& m, const Workload& w) {
+  const int64_t programs = w.pp * w.virtual_stages;
+  std::vector<int64_t> n(static_cast<size_t>(programs), stage_layers(m, w));
+  if (w.pipeline_split == Workload::PipelineSplit::EmbeddingAndLoss) {
+    n.front() -= 1;  // the embedding's slot
+    n.back() -= 1;   // the loss's slot
+  }
+  return n;
+}
 
 std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w, int64_t expert_parameters) {
   // ZeRO-1+ shards dense states over DP and expert states over the expert-data-parallel ranks.
@@ -196,7 +218,8 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   ShardContext ctx{m, w, dt, quant_rule(w)};
   StepPlan plan;
   plan.micro_batches = w.grad_accum();
-  const int64_t per_stage = stage_layers(m, w);
+  const std::vector<int64_t> layers_of = program_layers(m, w);
+  int64_t next_layer = 0;
   const bool sp = w.sequence_parallel;
   const int grad_bytes = w.grad_bytes();
   double fwd_bwd_flops = 0, recompute_flops = 0;
@@ -212,8 +235,10 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     st.chunk = static_cast<int>(s / w.pp);
     st.first = s == 0;
     st.last = s == programs - 1;
-    st.first_layer = s * per_stage;
+    const int64_t per_stage = layers_of[static_cast<size_t>(s)];
+    st.first_layer = next_layer;
     st.num_layers = per_stage;
+    next_layer += per_stage;
     st.p2p_bytes = Bytes(static_cast<double>(ctx.local_tokens() * m.hidden) * dtype_bytes(dt));
     if (w.pp_scatter_gather && !w.sequence_parallel && w.tp > 1) {  // SP's tensor is already split
       st.p2p_gather_bytes = st.p2p_bytes;

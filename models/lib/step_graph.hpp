@@ -57,5 +57,8 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w);
 std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w, int64_t expert_parameters = 0);
 DType compute_dtype(const Workload& w);
 int64_t stage_layers(const ModelSpec& m, const Workload& w);
+// Layers of each program (virtual stage) in order: stage_layers each, one fewer on the first and
+// the last under the embedding-and-loss split.
+std::vector<int64_t> program_layers(const ModelSpec& m, const Workload& w);
 
 }  // namespace trnsim

@@ -65,6 +65,11 @@ struct Workload {
   Schedule schedule = Schedule::OneF1B;
   // Interleaved 1F1B: model chunks per pipeline rank (Megatron's virtual pipeline size); 1 = plain.
   int64_t virtual_stages = 1;
+  // How layers split over the pipeline's (virtual) stages. Even: layers / (pp x vs) each.
+  // Embedding and loss: the embedding and the loss each take one layer's slot (Megatron-Core's
+  // account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split), so
+  // (layers + 2) / (pp x vs) slots per stage, one fewer layer on the first and the last.
+  enum class PipelineSplit { Even, EmbeddingAndLoss } pipeline_split = PipelineSplit::Even;
   int64_t micro_batch = 1, global_batch = 1, seq_len = 0;
   Precision precision = Precision::BF16_SR;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // only with precision fp8

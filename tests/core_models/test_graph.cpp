@@ -189,3 +189,26 @@ TEST_CASE("invariant: a bigger model never uses less memory", "[graph][memory]")
   CHECK(mem("pythia-6.9b") < mem("gpt-neox-20b"));
   CHECK(mem("llama2-7b") < mem("gpt-neox-20b"));
 }
+
+TEST_CASE("embedding-and-loss pipeline split: (layers + 2) / (pp x vs) slots, one fewer layer at each end", "[graph]") {
+  auto m = load_model_spec(model_path("llama3.1-8b"));
+  m.layers = 30;  // 30 layers over PP 4 x VS 2: 32 slots, 4 per program; the first and the last hold 3
+  auto w = workload("llama3.1-8b", "trn1.32xlarge", 1, 8, 4, 1, 1, 8, 4096);
+  w.virtual_stages = 2;
+  CHECK_THROWS_WITH(build_step_plan(m, w), Catch::Contains("/parallel/pp"));
+  w.pipeline_split = Workload::PipelineSplit::EmbeddingAndLoss;
+  const auto plan = build_step_plan(m, w);
+  int64_t total = 0, next = 0;
+  for (const auto& st : plan.stages) {
+    CHECK(st.first_layer == next);
+    CHECK(st.num_layers == (st.first || st.last ? 3 : 4));
+    next += st.num_layers;
+    total += st.num_layers;
+  }
+  CHECK(total == 30);
+  w.pp = 8;  // 32 slots over 16 programs: 2 each, the ends 1 layer
+  w.dp = 1;
+  CHECK_NOTHROW(build_step_plan(m, w));
+  w.pp = 4, w.virtual_stages = 3;  // 32 slots over 12: not whole
+  CHECK_THROWS_WITH(build_step_plan(m, w), Catch::Contains("/parallel/pipeline_split"));
+}

@@ -120,8 +120,14 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
     for (const auto& s : kNemoShapes)
       if (name == s.key) shape = &s;
     if (!shape && !moe) blockers.push_back("model shape not in trnsim");
-    if (shape && shape->layers % (pp * std::max<int64_t>(1, vp)) != 0)
-      blockers.push_back("uneven pipeline split (layers not divisible by PP x VP)");
+    // Pipeline split: where the layers do not divide PP x VP, the recipes count the embedding
+    // and the loss as one layer each (Megatron-Core account_for_embedding / _loss_in_pipeline_split).
+    // Evidence: in all 82 such rows layers + 2 divides PP x VP, layers + 1 never does.
+    auto uneven = [&](int64_t layers) {
+      const int64_t slots = pp * std::max<int64_t>(1, vp);
+      return layers % slots != 0 && (layers + 2) % slots != 0;
+    };
+    if (shape && uneven(shape->layers)) blockers.push_back("pipeline split: neither layers nor layers + 2 divide PP x VP");
     const std::string tok = t.at(r, "tokens_per_s_per_gpu");
     if (tok.empty()) blockers.push_back("no measured tokens/s/GPU");
     else c.measured = num(t, r, "tokens_per_s_per_gpu");
@@ -129,8 +135,8 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
     if (blockers.empty() && moe) {
       ModelSpec m = load_model_spec(model_path(moe->model_file));
       m.max_seq = std::max(m.max_seq, c.seq);
-      if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0)
-        blockers.push_back("uneven pipeline split (layers not divisible by PP x VP)"), c.not_expressible = blockers.back();
+      if (uneven(m.layers))
+        blockers.push_back("pipeline split: neither layers nor layers + 2 divide PP x VP"), c.not_expressible = blockers.back();
       else
         shape_free_model = m;
     }
@@ -161,6 +167,7 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
       w.zero = fsdp_on ? 3 : 1;
       if (w.zero == 3) w.reduce_every_micro_batch = true;
       w.virtual_stages = vp;
+      if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0) w.pipeline_split = Workload::PipelineSplit::EmbeddingAndLoss;
       w.ep = std::max<int64_t>(1, ep);
       w.attention = Attention::Flash;  // Transformer Engine picks a flash backend (cuDNN / FA)
       c.has_workload = true;
