@@ -227,13 +227,15 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     }
   }
   // Hardware files must carry the fitted values, or the seed reproduction and `trnsim run`
-  // would disagree with this report.
+  // would disagree with this report. Tolerance: 2e-3 of the parameter's scale (0.002 of an
+  // efficiency, 0.02 us of dispatch): the fit stops where the objective is flat to 1e-9, and a
+  // refit started from the applied values may land that far away.
   nlohmann::json stale = nlohmann::json::array();
   for (const auto& [family, ps] : params)
     for (const auto& file : family_hw_files(family)) {
       HwSpec hw = load_hw_spec(hw_path(file));
       for (const auto& [name, v] : ps)
-        if (std::abs(*parameter_slot(hw, name) - v) > 5e-4 * parameter_scale(name))
+        if (std::abs(*parameter_slot(hw, name) - v) > 2e-3 * parameter_scale(name))
           stale.push_back(fmt::format("hw/{}.json {} = {} (fit: {})", file, name, *parameter_slot(hw, name), v));
     }
   std::map<std::string, FamilyParams> lodo;  // dataset -> parameters fitted without it
