@@ -120,7 +120,9 @@ TEST_CASE("NVIDIA NeMo rows name every missing feature", "[validation]") {
 TEST_CASE("every corpus row is predicted, calibration, not expressible or refused", "[validation]") {
   ValidationOptions opt;
   opt.csv_dir = kCsv;
-  opt.datasets = {"korthikanti2022", "nvidia_nemo"};  // (the MoE half alone takes minutes under ASan)
+  // One small dataset with four quantities: the accounting is the same for every dataset, and
+  // the NeMo ones take minutes under ASan (ctest validation_corpus_within_recorded_errors runs all).
+  opt.datasets = {"korthikanti2022"};
   opt.leave_one_out = false;
   opt.progress = false;
   const auto v = run_validation(opt);
@@ -133,7 +135,7 @@ TEST_CASE("every corpus row is predicted, calibration, not expressible or refuse
     total += a["rows"].get<int>();
   }
   CHECK(total == static_cast<int>(v["rows"].size()));
-  CHECK(total == 36 + 8 + 194);  // Korthikanti's Figure 1 rows count twice (states, activations); NeMo dense rows
+  CHECK(total == 36 + 8);  // Korthikanti's Figure 1 rows count twice (states, activations)
 }
 
 TEST_CASE("torchtitan rows: FSDP2 as ZeRO-3, float8 recipes, async TP, named blockers", "[validation]") {
