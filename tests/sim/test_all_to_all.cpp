@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "collective.hpp"
+#include "sim_helpers.hpp"
 #include "platform.hpp"
 #include "scenario.hpp"
 
@@ -12,17 +13,7 @@ using namespace trnsim;
 
 namespace {
 double a2a_seconds(const HwSpec& hw, Bytes size, const GroupLayout& g) {
-  auto& p = Platform::instance();
-  p.configure(hw);
-  auto a = make_collective(hw.collectives.inter_algorithm, hw.collectives.intra_algorithm);
-  double took = 0;
-  sc_core::sc_spawn([&] {
-    const auto t0 = sc_core::sc_time_stamp();
-    a->run(p.fabric(), CollectiveCall{OpKind::AllToAll, size, g});
-    took = (sc_core::sc_time_stamp() - t0).to_seconds();
-  });
-  sc_core::sc_start();
-  return took;
+  return test::collective_seconds(hw, hw.collectives.inter_algorithm, OpKind::AllToAll, size, g);
 }
 }  // namespace
 

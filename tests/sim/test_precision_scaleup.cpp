@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "collective.hpp"
+#include "sim_helpers.hpp"
 #include "helpers.hpp"
 #include "lowering.hpp"
 #include "op_factory.hpp"
@@ -21,17 +22,7 @@ double op_seconds(const HwSpec& hw, const Op& op) {
   return p.timer().run_program(lower_op(op, hw), 1).seconds;
 }
 double collective_seconds(const HwSpec& hw, OpKind kind, Bytes size, const GroupLayout& g) {
-  auto& p = Platform::instance();
-  p.configure(hw);
-  auto a = make_collective("hierarchical", hw.collectives.intra_algorithm);
-  double took = 0;
-  sc_core::sc_spawn([&] {
-    const auto t0 = sc_core::sc_time_stamp();
-    a->run(p.fabric(), CollectiveCall{kind, size, g});
-    took = (sc_core::sc_time_stamp() - t0).to_seconds();
-  });
-  sc_core::sc_start();
-  return took;
+  return test::collective_seconds(hw, "hierarchical", kind, size, g);
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "collective.hpp"
+#include "sim_helpers.hpp"
 #include "lowering.hpp"
 #include "op_factory.hpp"
 #include "platform.hpp"
@@ -24,19 +25,7 @@ double single_core_seconds(const HwSpec& hw, const Op& op) {
 }
 
 // Runs one collective on the fabric and returns its simulated duration.
-double collective_seconds(const HwSpec& hw, const std::string& algo, OpKind kind, Bytes size, const GroupLayout& g) {
-  auto& p = Platform::instance();
-  p.configure(hw);
-  auto a = make_collective(algo, hw.collectives.intra_algorithm);
-  double took = 0;
-  sc_core::sc_spawn([&] {
-    const auto t0 = sc_core::sc_time_stamp();
-    a->run(p.fabric(), CollectiveCall{kind, size, g});
-    took = (sc_core::sc_time_stamp() - t0).to_seconds();
-  });
-  sc_core::sc_start();
-  return took;
-}
+using test::collective_seconds;
 
 // A node of one single-core chip: a ring of n such nodes has one rank per NIC.
 HwSpec one_core_nodes(double nic_gbps, double latency_us) {

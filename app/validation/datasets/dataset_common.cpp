@@ -110,6 +110,13 @@ void fill_features(ValidationCase& c) {
   c.gpus = c.workload.devices();
 }
 
+int64_t cores_per_node_of(const std::string& hw) {
+  static std::map<std::string, int64_t> cores;
+  auto it = cores.find(hw);
+  if (it == cores.end()) it = cores.emplace(hw, load_hw_spec(hw_path(hw)).cores_per_node()).first;
+  return it->second;
+}
+
 void lightest_recompute_that_fits(ValidationCase& c) {
   for (Checkpointing ck : {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full}) {
     c.workload.checkpointing = ck;

@@ -29,6 +29,8 @@ ModelSpec llama3(const std::string& name, int64_t layers, int64_t hidden, int64_
 Workload workload(const std::string& file, size_t row, const ModelSpec& m, const std::string& hw, int64_t nodes,
                   int64_t tp, int64_t pp, int64_t dp, int64_t mb, int64_t gb, int64_t seq);
 void fill_features(ValidationCase& c);
+// Cores (GPUs) per node of hw/<name>.json, read once per process (adapters ask for every row).
+int64_t cores_per_node_of(const std::string& hw);
 // For stacks whose published configurations are tuned to fit (NVIDIA's recipes): the lightest
 // activation recompute (none, selective, full) with which the row's workload fits in memory;
 // left at full when none fits (the row is then refused, a miss).

@@ -152,9 +152,7 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
         m.max_seq = std::max(m.max_seq, c.seq);
       }
       const int64_t mb = cell_num("micro_batch", 1), gb = cell_num("global_batch", 1);
-      static std::map<std::string, int64_t> cores;  // GPUs per node of each system (4 per GB200/GB300 tray)
-      if (!cores.count(sys)) cores[sys] = load_hw_spec(hw_path(systems.at(sys))).cores_per_node();
-      const int64_t per_node = cores[sys];
+      const int64_t per_node = cores_per_node_of(systems.at(sys));  // 4 per GB200/GB300 tray
       Workload w = workload(file, r, m, systems.at(sys), std::max<int64_t>(1, gpus / per_node), tp, pp,
                             gpus / (tp * pp * cp), mb, gb, c.seq);
       w.cp = cp;

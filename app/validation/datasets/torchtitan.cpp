@@ -58,7 +58,6 @@ std::pair<std::string, std::string> titan_hw(const std::string& cell) {
 std::vector<ValidationCase> torchtitan(const std::string& file) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
-  static std::map<std::string, int64_t> cores;  // GPUs per node of each hw file
   for (size_t r = 0; r < t.rows(); ++r) {
     const std::string model = t.at(r, "model"), hwcell = t.at(r, "hardware"), prec = t.at(r, "precision");
     const std::string rec = t.at(r, "recompute"), notes = t.at(r, "notes"), mbs = t.at(r, "micro_batch");
@@ -101,8 +100,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       const int64_t gpus = inum(t, r, "gpus"), tp = inum(t, r, "tp"), pp = inum(t, r, "pp");
       const int64_t seq = inum(t, r, "seq_len"), mb = std::stoll(mbs), gb = inum(t, r, "global_batch");
       m.max_seq = std::max(m.max_seq, seq);
-      if (!cores.count(hw)) cores[hw] = load_hw_spec(hw_path(hw)).cores_per_node();
-      const int64_t per_node = cores[hw];
+      const int64_t per_node = cores_per_node_of(hw);
       const int64_t cp = inum(t, r, "cp");
       Workload w = workload(file, r, m, hw, std::max<int64_t>(1, gpus / per_node), tp, pp, gpus / (tp * pp * cp), mb, gb, seq);
       w.cp = cp;
