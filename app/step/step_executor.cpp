@@ -23,6 +23,7 @@ struct ProgramState {
   int fwd_done = 0, bwd_done = 0;
   sc_core::sc_event progressed;
   std::vector<double> duration;  // per vertex, seconds (compute ops)
+  std::vector<std::array<double, kQueues>> busy;  // per vertex: each engine queue's TLM busy time
 };
 // Per pipeline rank: its DP bucket queue.
 struct RankState {
@@ -72,9 +73,13 @@ class Executor {
     for (size_t i = 0; i < n; ++i) {
       const auto& st = s_.plan.stages[i];
       prog_[i].duration.assign(boost::num_vertices(st.graph), 0.0);
+      prog_[i].busy.assign(boost::num_vertices(st.graph), {});
       for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
-        if (!st.graph[v].is_collective())  // the host must issue an op before the device can run it
-          prog_[i].duration[v] = std::max(timer.time(st.graph[v]).seconds, s_.hw.host.dispatch_s);
+        if (!st.graph[v].is_collective()) {  // the host must issue an op before the device can run it
+          const OpTiming& t = timer.time(st.graph[v]);
+          prog_[i].duration[v] = std::max(t.seconds, s_.hw.host.dispatch_s);
+          prog_[i].busy[v] = t.busy_s;
+        }
     }
     result_.ops_simulated = timer.simulated() - sim0;
     result_.op_lookups = timer.lookups() - look0;
@@ -207,6 +212,7 @@ class Executor {
         if (op.phase == Phase::Recompute) times.recompute_s += d;
         else times.compute_s += d;
         times.engine_s[static_cast<size_t>(op.engine)] += d;
+        add_busy(times, ps.busy[list[i]]);
         if (beside.left > 0 && --beside.left == 0) {
           wait_until(chain);
           const double t = now();
@@ -227,6 +233,10 @@ class Executor {
         }
     }
     wait_until(all_idle());
+  }
+
+  static void add_busy(StageTimes& t, const std::array<double, kQueues>& b) {
+    for (size_t q = 0; q < b.size(); ++q) t.queue_busy_s[q] += b[q];
   }
 
   static sc_core::sc_time sim_time(double s) { return sc_core::sc_time(s * 1e12, sc_core::SC_PS); }
@@ -320,6 +330,7 @@ class Executor {
         else {
           sc_core::wait(sim_time(prog_[static_cast<size_t>(k)].duration[vx]));
           times.engine_s[static_cast<size_t>(op.engine)] += now() - to;
+          add_busy(times, prog_[static_cast<size_t>(k)].busy[vx]);
           record(op.label, track(r, to_string(op.engine)), to);
         }
       }
@@ -410,6 +421,7 @@ StepResult execute_step(const Scenario& s, const StepOptions& opt) {
                                   &StageTimes::host_wait_s, &StageTimes::ep_comm_s, &StageTimes::cp_comm_s})
       sb.*f = ext(sa.*f, sb.*f);
     for (size_t e = 0; e < sb.engine_s.size(); ++e) sb.engine_s[e] = ext(sa.engine_s[e], sb.engine_s[e]);
+    for (size_t q = 0; q < sb.queue_busy_s.size(); ++q) sb.queue_busy_s[q] = ext(sa.queue_busy_s[q], sb.queue_busy_s[q]);
   }
   b.step_time_s = 0;
   for (size_t i = 0; i < b.stages.size(); ++i)

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "program.hpp"
 #include "scenario.hpp"
 #include "trace.hpp"
 #include "trnsim/op.hpp"
@@ -26,6 +27,10 @@ struct StageTimes {
   double host_wait_s = 0;               // device idle, waiting for the host to trace a graph (lazy tensors)
   double dp_comm_s = 0;                 // DP collective time, hidden or not
   std::array<double, 6> engine_s{};     // compute time by bounding engine (Engine enum order)
+  // Busy time of each engine's instruction queue in the TLM core model (Queue order: tensor,
+  // vector, scalar/activation, GpSimd, DMA load, DMA store), summed over the ops run: an op's
+  // engines overlap, so these add up to more than its duration.
+  std::array<double, kQueues> queue_busy_s{};
 };
 
 struct StepResult {

@@ -156,3 +156,30 @@ TEST_CASE("pipeline scatter/gather: 1/tp of the activation crosses nodes, then a
 }
 
 // Lazy-tensor host (hw host.trace_s): the host traces each graph, running ahead of the device.
+
+// Issue 26: transcendentals (SiLU, softmax's exp, the optimizer's sqrt) and half of the PSUM
+// evictions run on the activation (scalar) engine; the report's per-queue busy time shows it.
+TEST_CASE("the activation engine is busy for at least the transcendentals' element passes", "[run][engines]") {
+  auto w = llama(1, 16);
+  const auto s = make_scenario(w, true);
+  const auto r = execute_step(s);
+  const auto& busy = r.stages[0].queue_busy_s;
+  const double scalar = busy[static_cast<size_t>(Queue::Scalar)];
+  const auto& e = s.hw.scalar;
+  // Lower bound: every transcendental element once through the activation engine's lanes, per micro-batch.
+  const double per_mb = sum_ops(s.plan, [&](const Op& op) {
+    return op.transcendental && !op.is_collective() ? static_cast<double>(op.elements) : 0.0;
+  }) / (e.lanes * e.elems_per_lane_cycle * e.clock_hz);
+  const double bound = per_mb * static_cast<double>(w.grad_accum());
+  INFO("scalar busy " << scalar << " s, transcendental lower bound " << bound << " s");
+  REQUIRE(bound > 0);
+  CHECK(scalar >= bound);
+  CHECK(scalar < r.step_time_s);
+  // Without an activation engine the same elements go through the vector engine instead.
+  auto no_act = s;
+  no_act.hw.scalar.present = false;
+  const auto r2 = execute_step(no_act);
+  CHECK(r2.stages[0].queue_busy_s[static_cast<size_t>(Queue::Scalar)] == 0.0);
+  CHECK(r2.stages[0].queue_busy_s[static_cast<size_t>(Queue::Vector)] > busy[static_cast<size_t>(Queue::Vector)] + bound);
+  CHECK(r2.step_time_s >= r.step_time_s);
+}
