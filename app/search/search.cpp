@@ -140,7 +140,7 @@ nlohmann::json run_search(const SearchOptions& o) {
       opt.assign(static_cast<size_t>(sh.ranks), 0.0);
       for (size_t k = 0; k < sh.parameters.size(); ++k)
         for (const Op& op : optimizer_compute_ops(sh.parameters[k], w, sh.expert_parameters[k]))
-          opt[k % opt.size()] += std::max(Platform::instance().timer().time(op).seconds, hw.host.dispatch_s);
+          opt[k % opt.size()] += std::max(Platform::instance().timer().time(op).seconds, hw.host.op_dispatch_s());
     }
     fits.push_back({i, step_bound_from_work(sh.F, l.tp_overlap ? sh.B_overlap : sh.B_serial, opt, sh.ranks, sh.vstages, m, sh.ops_per_micro_batch)});
     if (o.progress && i % 100000 == 0) std::fprintf(stderr, "\r%u / %zu layouts bounded", i, layouts.size());

@@ -53,7 +53,7 @@ double list_work(const StageProgram& st, const std::vector<OpVertex>& list, cons
       if (op.group == Group::TP) comm += idle_tp_collective_s(hw, hw_key, op);
       continue;
     }
-    const double d = std::max(timer.time(op).seconds, hw.host.dispatch_s);
+    const double d = std::max(timer.time(op).seconds, hw.host.op_dispatch_s());
     lane[hw.concurrent_engines ? static_cast<size_t>(op.engine) : 0] += d;
     if (!op.weight_grad) chain += d;
   }
@@ -64,7 +64,7 @@ double list_work(const StageProgram& st, const std::vector<OpVertex>& list, cons
 double optimizer_work(const StageProgram& st, const HwSpec& hw, OpTimer& timer) {
   double t = 0;  // the executor waits for each optimizer compute op in turn
   for (OpVertex v : st.optimizer)
-    if (!st.graph[v].is_collective()) t += std::max(timer.time(st.graph[v]).seconds, hw.host.dispatch_s);
+    if (!st.graph[v].is_collective()) t += std::max(timer.time(st.graph[v]).seconds, hw.host.op_dispatch_s());
   return t;
 }
 

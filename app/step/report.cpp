@@ -76,6 +76,8 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   if (s.model.moe.active()) j["step"]["breakdown_s"]["ep_comm_exposed"] = c.ep_comm_s;
   if (w.cp > 1) j["step"]["breakdown_s"]["cp_comm_exposed"] = c.cp_comm_s;
   if (w.cp > 1) j["workload"]["cp"] = w.cp;
+  if (!s.hw.lnc_allowed.empty()) j["workload"]["lnc"] = s.hw.lnc;
+  j["workload"]["execution"] = to_string(s.hw.host.execution);
   if (w.ep > 1) j["workload"]["ep"] = w.ep;
   j["throughput"] = {{"sequences_per_s", static_cast<double>(w.global_batch) / step},
                      {"tokens_per_s", tokens / step},
@@ -126,17 +128,20 @@ std::string render_text(const nlohmann::json& j) {
   const auto& t = j["throughput"];
   const auto& m = j["memory_per_core_gib"];
   std::string o;
-  o += fmt::format("trnsim report: {} ({} on {} x {}, {} cores)\n", w["name"].get<std::string>(),
+  o += fmt::format("trnsim report: {} ({} on {} x {}, {} cores{})\n", w["name"].get<std::string>(),
                    w["model"].get<std::string>(), w["nodes"].get<int64_t>(), w["hw"].get<std::string>(),
-                   w["devices"].get<int64_t>());
+                   w["devices"].get<int64_t>(),
+                   w.contains("lnc") ? fmt::format(" of LNC {}", w["lnc"].get<int>()) : std::string());
   o += fmt::format("  plan: TP {} PP {} DP {} SP {} ZeRO-{} {} | micro-batch {} x grad-accum {} = global {} seqs of {} tokens\n",
                    w["tp"].get<int64_t>(), w["pp"].get<int64_t>(), w["dp"].get<int64_t>(),
                    w["sequence_parallel"].get<bool>() ? "on" : "off", w["zero"].get<int>(), w["schedule"].get<std::string>(),
                    w["micro_batch"].get<int64_t>(), w["grad_accum"].get<int64_t>(), w["global_batch"].get<int64_t>(),
                    w["seq_len"].get<int64_t>());
-  o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {} | attention {} | virtual stages {}\n",
+  o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {} | attention {} | virtual stages {} | "
+                   "execution {}\n",
                    w["precision"].get<std::string>(), w["checkpointing"].get<std::string>(), w["fused_qkv"].get<bool>(),
-                   w["fused_gate_up"].get<bool>(), w["attention"].get<std::string>(), w["virtual_stages"].get<int64_t>());
+                   w["fused_gate_up"].get<bool>(), w["attention"].get<std::string>(), w["virtual_stages"].get<int64_t>(),
+                   w["execution"].get<std::string>());
   o += fmt::format("\nstep time            {:10.4f} s   (critical stage {})\n", st["step_time_s"].get<double>(),
                    st["critical_stage"].get<int>());
   for (auto [k, label] : std::vector<std::pair<const char*, const char*>>{{"compute", "compute"},

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -76,6 +77,45 @@ std::vector<std::string> precision_notes(const Workload& w, const HwSpec& hw) {
   return notes;
 }
 
+// Logical NeuronCores: the workload's `lnc` regroups the chip's physical cores (hw default if unset).
+void use_lnc(const Workload& w, HwSpec& hw) {
+  if (w.lnc == 0 || w.lnc == hw.lnc) return;
+  const int physical = hw.cores_per_chip * hw.lnc;
+  if (hw.lnc_allowed.empty())
+    throw ConfigError(config_message(w.file, "/lnc",
+                                     fmt::format("{} ({}) has no logical-core configuration (each of its {} cores per chip is a "
+                                                 "rank); remove \"lnc\"",
+                                                 hw.instance, hw.file, physical)));
+  if (std::find(hw.lnc_allowed.begin(), hw.lnc_allowed.end(), w.lnc) == hw.lnc_allowed.end()) {
+    std::string allowed;
+    for (int k : hw.lnc_allowed) allowed += (allowed.empty() ? "" : " or ") + std::to_string(k);
+    throw ConfigError(config_message(
+        w.file, "/lnc",
+        fmt::format("{} {} {} physical cores per chip of {}; use {}", w.lnc,
+                    physical % w.lnc != 0 ? "does not divide the" : "is not a supported grouping of the", physical,
+                    hw.instance, allowed)));
+  }
+  hw.set_lnc(static_cast<int>(w.lnc));
+}
+
+// The workload's execution mode (eager / lazy / compiled) replaces the hw file's default; a mode
+// needs its per-op host cost in the file (compiled has none).
+void use_execution(const Workload& w, HwSpec& hw) {
+  if (w.execution.empty()) return;
+  const Execution e = w.execution == "eager" ? Execution::Eager : w.execution == "lazy" ? Execution::Lazy
+                                                                                       : Execution::Compiled;
+  if (e == Execution::Eager && hw.host.dispatch_s == 0)
+    throw ConfigError(config_message(w.file, "/execution",
+                                     fmt::format("{} ({}) gives no eager per-op cost (host.dispatch_us); use \"{}\"",
+                                                 hw.instance, hw.file, to_string(hw.host.execution))));
+  if (e == Execution::Lazy && hw.host.trace_s == 0)
+    throw ConfigError(config_message(w.file, "/execution",
+                                     fmt::format("{} ({}) has no lazy-tensor (torch-xla) stack (no host.trace_us); use "
+                                                 "\"{}\"",
+                                                 hw.instance, hw.file, to_string(hw.host.execution))));
+  hw.host.execution = e;
+}
+
 // A workload using fewer cores than a node has runs on a node of that many cores: exact on a
 // switch or all-to-all node (every core sees the same fabric), refused elsewhere.
 void use_partial_nodes(const Workload& w, HwSpec& hw) {
@@ -113,6 +153,8 @@ Scenario make_scenario(const Workload& w, const ModelSpec& model, const HwSpec& 
   s.workload = w;
   s.model = model;
   s.hw = hw;
+  use_lnc(w, s.hw);
+  use_execution(w, s.hw);
   use_partial_nodes(w, s.hw);
   validate_against_hw(w, s.hw);
   s.notes = precision_notes(w, s.hw);

@@ -77,7 +77,7 @@ class Executor {
       for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
         if (!st.graph[v].is_collective()) {  // the host must issue an op before the device can run it
           const OpTiming& t = timer.time(st.graph[v]);
-          prog_[i].duration[v] = std::max(t.seconds, s_.hw.host.dispatch_s);
+          prog_[i].duration[v] = std::max(t.seconds, s_.hw.host.op_dispatch_s());
           prog_[i].busy[v] = t.busy_s;
         }
     }
@@ -283,8 +283,8 @@ class Executor {
       const int k = slot.chunk * p + r;  // the program (virtual stage) this slot runs
       const auto& st = s_.plan.stages[static_cast<size_t>(k)];
       auto& ps = prog_[static_cast<size_t>(k)];
-      if (s_.hw.host.trace_s > 0) {
-        traced += static_cast<double>((slot.forward ? st.forward : st.backward).size()) * s_.hw.host.trace_s;
+      if (s_.hw.host.op_trace_s() > 0) {
+        traced += static_cast<double>((slot.forward ? st.forward : st.backward).size()) * s_.hw.host.op_trace_s();
         if (traced > now()) {
           const double t = now();
           sc_core::wait(sim_time(traced - now()));

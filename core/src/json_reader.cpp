@@ -193,6 +193,18 @@ std::vector<JsonReader> JsonReader::children(const std::string& key) {
   return out;
 }
 
+std::vector<int64_t> JsonReader::integers(const std::string& key, int64_t min, int64_t max) {
+  const auto& v = at(key, "array of integers");
+  if (!v.is_array() || v.empty()) fail(key, fmt::format("expected a non-empty array of integers in [{}, {}]", min, max));
+  std::vector<int64_t> out;
+  for (const auto& e : v) {
+    if (!e.is_number_integer() || e.get<int64_t>() < min || e.get<int64_t>() > max)
+      fail(key, fmt::format("element {} out of range; allowed: integers in [{}, {}]", e.dump(), min, max));
+    out.push_back(e.get<int64_t>());
+  }
+  return out;
+}
+
 void JsonReader::ignore(const std::string& key) {
   if (obj_.contains(key)) used_.insert(key);
 }

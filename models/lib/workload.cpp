@@ -67,6 +67,8 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
       r.fail(key, fmt::format("\"{}\" is not a name; use a file name from `trnsim list` without directory or .json", name));
   w.nodes = r.integer("nodes", 1, 100000);
   w.cores_per_node = r.integer_or("cores_per_node", 0, 1, 4096);
+  w.lnc = r.integer_or("lnc", 0, 1, 64);
+  w.execution = r.has("execution") ? r.choice("execution", {"eager", "lazy", "compiled"}) : "";
   {
     auto p = r.child("parallel");
     w.tp = p.integer("tp", 1, 1024);
@@ -157,6 +159,8 @@ std::string workload_to_json(const Workload& w) {
   j["hw"] = w.hw;
   j["nodes"] = w.nodes;
   if (w.cores_per_node > 0) j["cores_per_node"] = w.cores_per_node;
+  if (w.lnc > 0) j["lnc"] = w.lnc;
+  if (!w.execution.empty()) j["execution"] = w.execution;
   j["parallel"] = {{"tp", w.tp}, {"pp", w.pp}, {"dp", w.dp}, {"sequence_parallel", w.sequence_parallel},
                    {"zero", w.zero}, {"schedule", to_string(w.schedule)}, {"virtual_stages", w.virtual_stages}, {"tp_overlap", w.tp_overlap},
                    {"pp_scatter_gather", w.pp_scatter_gather}, {"overlap_dp", w.overlap_dp},

@@ -46,6 +46,11 @@ struct Workload {
   // Cores used in each node (0: all of them). Fewer than the node has is allowed on
   // switch / all-to-all nodes, where every core sees the same fabric (e.g. 2 of 8 GPUs).
   int64_t cores_per_node = 0;
+  // Logical NeuronCore configuration (Trn2 / Trn3): physical cores per rank; 0: the hw default.
+  int64_t lnc = 0;
+  // How the framework feeds the device: "eager" (per-op host dispatch), "lazy" (torch-xla graph
+  // tracing), "compiled" (graph compiled ahead, one launch per graph); empty: the hw default.
+  std::string execution;
   int64_t tp = 1, pp = 1, dp = 1;
   // Expert parallelism (MoE models): routed experts are split over `ep` ranks taken from the
   // TP x DP ranks (Megatron-Core's expert-parallel group with expert TP 1); expert gradients

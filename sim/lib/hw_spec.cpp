@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <functional>
 
 #include "trnsim/json_reader.hpp"
@@ -177,6 +179,15 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
     auto hs = r.child("host");
     h.host.dispatch_s = hs.number_or("dispatch_us", 0.0, 0.0, 1e4) * 1e-6;
     h.host.trace_s = hs.number_or("trace_us", 0.0, 0.0, 1e5) * 1e-6;
+    // Default mode: stated, or the one whose per-op cost the file gives.
+    const std::string fallback = h.host.dispatch_s > 0 ? "eager" : h.host.trace_s > 0 ? "lazy" : "compiled";
+    const std::string mode = hs.choice_or("execution", fallback, {"eager", "lazy", "compiled"});
+    const Execution e = mode == "eager" ? Execution::Eager : mode == "lazy" ? Execution::Lazy : Execution::Compiled;
+    if (e == Execution::Eager && h.host.dispatch_s == 0)
+      hs.fail("execution", "\"eager\" needs dispatch_us (the host cost to issue one op)");
+    if (e == Execution::Lazy && h.host.trace_s == 0)
+      hs.fail("execution", "\"lazy\" needs trace_us (the host cost to trace one op)");
+    h.host.execution = e;
     require_source(hs);
     hs.ignore("notes");
     hs.finish();
@@ -201,11 +212,51 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
     require_source(n);
     n.finish();
   }
+  if (r.has("lnc")) {
+    auto l = r.child("lnc");
+    const int physical = h.cores_per_chip;
+    for (int64_t k : l.integers("allowed", 1, 64)) {
+      if (physical % k != 0)
+        l.fail("allowed", fmt::format("{} does not divide the {} physical cores per chip; list divisors only", k, physical));
+      h.lnc_allowed.push_back(static_cast<int>(k));
+    }
+    const int def = static_cast<int>(l.integer("default", 1, physical));
+    if (std::find(h.lnc_allowed.begin(), h.lnc_allowed.end(), def) == h.lnc_allowed.end())
+      l.fail("default", fmt::format("{} is not in allowed", def));
+    require_source(l);
+    l.ignore("notes");
+    l.finish();
+    h.set_lnc(def);
+  }
   r.finish();
   if (h.collectives.intra_algorithm == "direct" && h.intra.topology != Topology::AllToAll &&
       h.intra.topology != Topology::Switch)
     r.fail("collectives", "intra_algorithm \"direct\" needs an all-to-all or switch topology; use \"ring\"");
   return h;
+}
+
+const char* to_string(Execution e) {
+  switch (e) {
+    case Execution::Eager: return "eager";
+    case Execution::Lazy: return "lazy";
+    case Execution::Compiled: return "compiled";
+  }
+  return "?";
+}
+
+void HwSpec::set_lnc(int k) {
+  const int physical = cores_per_chip * lnc;
+  if (k < 1 || physical % k != 0) throw std::logic_error("HwSpec::set_lnc: k must divide the physical cores");
+  auto regroup = [&](int& x) { x = x / lnc * k; };
+  regroup(tensor.units);
+  regroup(vector.lanes);
+  regroup(scalar.lanes);
+  regroup(gpsimd.lanes);
+  regroup(dma.engines);
+  sram.sbuf = sram.sbuf * (static_cast<double>(k) / lnc);
+  sram.psum = sram.psum * (static_cast<double>(k) / lnc);
+  cores_per_chip = physical / k;
+  lnc = k;
 }
 
 std::string HwSpec::fingerprint() const {

@@ -4,6 +4,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "trnsim/op.hpp"
 #include "trnsim/units.hpp"
@@ -109,9 +110,18 @@ struct CollectiveSpec {
 //     while the host traces the next one. The device cannot start a graph before it is traced,
 //     so a micro-step never takes less than its ops x trace_s (small, fast models are host-bound).
 // Both 0 where the family has no such cost.
+// A third, `compiled` (torch.compile / a Neuron graph compiled ahead): one launch per graph, no
+// per-op host cost. `execution` is the mode in use (hw file default, workload override); the
+// per-op costs of the other modes do not apply (op_dispatch_s / op_trace_s).
+enum class Execution { Eager, Lazy, Compiled };
+const char* to_string(Execution e);
 struct HostSpec {
-  double dispatch_s = 0;
+  double dispatch_s = 0;  // the file's per-op cost of eager and of lazy execution
   double trace_s = 0;
+  Execution execution = Execution::Compiled;
+  // Per-op costs of the mode in use (0 for the other modes).
+  double op_dispatch_s() const { return execution == Execution::Eager ? dispatch_s : 0.0; }
+  double op_trace_s() const { return execution == Execution::Lazy ? trace_s : 0.0; }
 };
 
 struct PriceSpec {
@@ -137,6 +147,13 @@ struct HwSpec {
   // Tensor, vector, scalar and GpSimd engines run their own instruction streams at once
   // (NeuronCore-v2, Gaudi's MME beside its TPCs); false: one stream of kernels (GPU SMs).
   bool concurrent_engines = false;
+  // Logical NeuronCores (Trn2 / Trn3): `lnc` physical cores act as one rank, with their tensor
+  // arrays, engine lanes, SBUF / PSUM and DMA engines together. The hw file describes one
+  // physical core; `lnc_allowed` empty: the chip has no such configuration (lnc stays 1).
+  int lnc = 1;
+  std::vector<int> lnc_allowed;
+  // Regroups the chip's physical cores into logical cores of k (k must be allowed).
+  void set_lnc(int k);
 
   int cores_per_node() const { return chips_per_node * cores_per_chip; }
   Bytes hbm_per_core() const { return hbm.capacity_per_chip * (hbm.usable_fraction / cores_per_chip); }

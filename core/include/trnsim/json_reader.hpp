@@ -37,6 +37,7 @@ class JsonReader {
   std::string choice_or(const std::string& key, const std::string& fallback, const std::vector<std::string>& allowed);
   JsonReader child(const std::string& key);
   std::vector<JsonReader> children(const std::string& key);  // array of objects
+  std::vector<int64_t> integers(const std::string& key, int64_t min, int64_t max);  // non-empty array of integers
   void ignore(const std::string& key);  // documentation keys such as "source", "notes"
   // Throws on any key that was never read.
   void finish() const;
