@@ -18,5 +18,6 @@ int cmd_merge(const ArgList& args);
 int cmd_campaign(const ArgList& args);
 int cmd_run_batch(const ArgList& args);
 int cmd_validation(const ArgList& args);
+int cmd_compare(const ArgList& args);
 
 }  // namespace trnsim

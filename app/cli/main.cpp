@@ -27,6 +27,7 @@ const char* kUsage =
     "  merge PART.json...       combine sweep shards\n"
     "  search                   exact top-K layouts and Pareto front over the whole space (branch-and-bound)\n"
     "  validation               predict the public validation corpus; results/validation.md, CI gate\n"
+    "  compare STUDY.json       best layout per hardware, $ per token and time to train, with intervals\n"
     "  campaign WORKLOAD.json   whole training run with failures: goodput, days, node-hours, cost\n";
 }
 
@@ -36,7 +37,8 @@ int sc_main(int argc, char* argv[]) {
       {"run", cmd_run},         {"validate", cmd_validate},   {"list", cmd_list},
       {"graph", cmd_graph},     {"calibrate", cmd_calibrate}, {"reproduce", cmd_reproduce},
       {"sweep", cmd_sweep},     {"search", cmd_search},     {"merge", cmd_merge},         {"campaign", cmd_campaign},
-      {"run-batch", cmd_run_batch}, {"validation", cmd_validation}};
+      {"run-batch", cmd_run_batch}, {"validation", cmd_validation},
+      {"compare", cmd_compare}};
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

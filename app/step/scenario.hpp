@@ -30,6 +30,9 @@ std::string data_dir();
 void set_data_dir(const std::string& dir);
 std::string model_path(const std::string& name);
 std::string hw_path(const std::string& name);
+// A relative path that does not exist from the working directory is looked up in the data
+// directory too (workloads/x.json, studies/x.json work from anywhere).
+std::string resolve_workload_path(const std::string& file);
 
 void validate_against_hw(const Workload& w, const HwSpec& hw);
 // Throws ConfigError on any problem; with allow_oom, a config that does not fit is

@@ -152,6 +152,7 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
                       {"family", c.family},   {"model", c.model_name}, {"quantity", to_string(c.quantity)},
                       {"unit", unit_of(c.quantity)}, {"measured", c.measured}, {"calibration", c.calibration},
                       {"params_b", c.params_b}, {"gpus", c.gpus}, {"tp", c.tp}, {"pp", c.pp}, {"seq", c.seq}};
+  if (c.has_workload) j["hw"] = c.workload.hw;
   if (c.has_workload)
     j["layout"] = fmt::format("TP{} PP{} DP{} VP{} mb{} gb{} seq{} {} {}{}", c.workload.tp, c.workload.pp,
                               c.workload.dp, c.workload.virtual_stages, c.workload.micro_batch,

@@ -1,0 +1,237 @@
+// compare.cpp — see compare.hpp.
+#include "compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "intervals.hpp"
+#include "prices.hpp"
+#include "scenario.hpp"
+#include "search.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/fork_map.hpp"
+#include "trnsim/json_reader.hpp"
+
+namespace trnsim {
+namespace {
+
+struct StudyHw {
+  std::string hw, axes;
+};
+struct StudyModel {
+  std::string model;
+  int64_t chips = 0, global_batch = 0;
+};
+struct Study {
+  std::string file, name, description, prices, axes;
+  int64_t seq_len = 0;
+  std::vector<double> train_tokens;
+  std::vector<StudyHw> hardware;
+  std::vector<StudyModel> models;
+  std::vector<std::pair<std::string, std::string>> not_expressible;  // model, reason
+  std::vector<std::pair<std::string, std::string>> pairs;            // Trainium hw, GPU hw
+};
+
+// A path in a study is relative to the data directory (where hw/ and models/ live).
+std::string data_path(const std::string& p) { return p.empty() || p[0] == '/' ? p : data_dir() + "/" + p; }
+
+Study load_study(const std::string& file) {
+  const nlohmann::json j = load_json_file(file);
+  JsonReader r(j, file);
+  r.ignore("$schema");
+  Study s;
+  s.file = file;
+  s.name = r.string("name");
+  s.description = r.string("description");
+  s.prices = r.string("prices");
+  s.axes = r.string_or("axes", "");
+  parse_axes(s.axes);  // a bad axis is an error now, not in a worker
+  s.seq_len = r.integer("seq_len", 1, 1 << 20);
+  for (int64_t t : r.integers("train_tokens_billions", 1, 1000000)) s.train_tokens.push_back(static_cast<double>(t) * 1e9);
+  for (auto& h : r.children("hardware")) {
+    StudyHw x{h.string("hw"), h.string_or("axes", "")};
+    parse_axes(x.axes);
+    if (!std::filesystem::exists(hw_path(x.hw))) h.fail("hw", fmt::format("unknown hw \"{}\"; see `trnsim list`", x.hw));
+    h.finish();
+    s.hardware.push_back(x);
+  }
+  for (auto& m : r.children("models")) {
+    StudyModel x{m.string("model"), m.integer("chips", 1, 1 << 20), m.integer("global_batch", 1, 1 << 24)};
+    if (!std::filesystem::exists(model_path(x.model)))
+      m.fail("model", fmt::format("unknown model \"{}\"; see `trnsim list`", x.model));
+    m.finish();
+    s.models.push_back(x);
+  }
+  if (r.has("not_expressible"))
+    for (auto& m : r.children("not_expressible")) {
+      s.not_expressible.push_back({m.string("model"), m.string("reason")});
+      m.finish();
+    }
+  if (r.has("pairs"))
+    for (auto& p : r.children("pairs")) {
+      s.pairs.push_back({p.string("trainium"), p.string("gpu")});
+      p.finish();
+    }
+  r.finish();
+  if (s.hardware.empty() || s.models.empty()) r.fail("models", "a study needs at least one model and one hardware");
+  return s;
+}
+
+// The chip's fastest format below BF16's cost ("" if none is faster than BF16, e.g. trn1's cFP8).
+std::string best_low_precision(const HwSpec& hw) {
+  std::string best;
+  double rate = hw.tensor.peak_tflops[static_cast<int>(DType::BF16)];
+  for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4})
+    if (hw.tensor.supports(d) && hw.tensor.peak_tflops[static_cast<int>(d)] > rate * (1 + 1e-9)) {
+      rate = hw.tensor.peak_tflops[static_cast<int>(d)];
+      best = to_string(d);
+    }
+  return best;
+}
+
+struct Cell {
+  size_t model = 0, hw = 0;
+  std::string precision;  // search axis value: bf16, fp8, mxfp8, nvfp4
+};
+
+AxisLimits cell_axes(const Study& s, const StudyHw& h, const std::string& precision) {
+  AxisLimits a = parse_axes(s.axes);
+  for (auto& [k, v] : parse_axes(h.axes)) a[k] = v;
+  a.erase("precision");
+  for (auto& [k, v] : parse_axes("precision=" + precision)) a[k] = v;
+  return a;
+}
+
+nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, const IntervalModel& intervals) {
+  const StudyModel& m = s.models[c.model];
+  const StudyHw& h = s.hardware[c.hw];
+  const HwSpec hw = load_hw_spec(hw_path(h.hw));
+  const int64_t nodes = (m.chips + hw.chips_per_node - 1) / hw.chips_per_node;
+  SearchOptions o;
+  o.space.model = m.model;
+  o.space.hws = {h.hw};
+  o.space.nodes = {nodes};
+  o.space.seq_len = s.seq_len;
+  o.space.global_batch = m.global_batch;
+  o.space.axes = cell_axes(s, h, c.precision);
+  o.top_k = 1;
+  o.train_tokens = s.train_tokens.front();
+  const nlohmann::json doc = run_search(o);
+  nlohmann::json row = {{"model", m.model}, {"hw", h.hw}, {"precision_axis", c.precision}, {"chips", nodes * hw.chips_per_node},
+                        {"nodes", nodes}, {"global_batch", m.global_batch}, {"seq_len", s.seq_len},
+                        {"layouts_enumerated", doc["counts"]["enumerated"]}, {"layouts_fit", doc["counts"]["fits"]}};
+  if (doc["top_by_throughput"].empty()) {
+    row["status"] = "does not fit";
+    return row;
+  }
+  const auto& best = doc["top_by_throughput"][0];
+  const Interval iv = intervals.for_hw(hw);
+  const double t = best["step_time_s"].get<double>(), tps = best["tokens_per_s"].get<double>();
+  row["status"] = "ok";
+  row["layout"] = best["id"];
+  for (const char* k : {"precision", "tp", "pp", "dp", "ep", "cp", "micro_batch", "zero", "checkpointing", "mfu",
+                        "memory_per_core_gib"})
+    row[k] = best[k];
+  row["cores"] = nodes * hw.cores_per_node();
+  // MFU against the dense peak of the format the linear layers run in (the search's "mfu" is
+  // against BF16, which a low-precision run can exceed).
+  double format_peak = hw.tensor.peak_tflops[static_cast<int>(DType::BF16)];
+  for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4})
+    if (c.precision == to_string(d)) format_peak = hw.tensor.peak_tflops[static_cast<int>(d)];
+  row["mfu_of_format_peak"] = best["mfu"].get<double>() * hw.tensor.peak_tflops[static_cast<int>(DType::BF16)] / format_peak;
+  row["step_time_s"] = t;
+  row["step_time_interval_s"] = {iv.time_lo(t), iv.time_hi(t)};
+  row["tokens_per_s"] = tps;
+  row["tokens_per_s_interval"] = {iv.throughput_lo(tps), iv.throughput_hi(tps)};
+  row["interval"] = {{"basis", iv.basis}, {"extrapolated", iv.extrapolated}, {"residual_rows", iv.rows},
+                     {"error_p5_pct", 100 * iv.e_lo}, {"error_p95_pct", 100 * iv.e_hi}};
+  nlohmann::json usd = nlohmann::json::object(), usd_iv = nlohmann::json::object();
+  for (const auto& plan : prices.plans) {
+    const auto p = prices.price(h.hw, plan);
+    if (!p) {
+      usd[plan] = nullptr;
+      continue;
+    }
+    const double per_token = *p * static_cast<double>(nodes) / 3600.0;  // USD per second of the cluster
+    usd[plan] = per_token / tps * 1e6;
+    usd_iv[plan] = {per_token / iv.throughput_hi(tps) * 1e6, per_token / iv.throughput_lo(tps) * 1e6};
+  }
+  row["usd_per_million_tokens"] = usd;
+  row["usd_per_million_tokens_interval"] = usd_iv;
+  nlohmann::json train = nlohmann::json::array();
+  for (double tokens : s.train_tokens) {
+    nlohmann::json x = {{"tokens", tokens},
+                        {"days", tokens / tps / 86400},
+                        {"days_interval", {tokens / iv.throughput_hi(tps) / 86400, tokens / iv.throughput_lo(tps) / 86400}}};
+    nlohmann::json cost = nlohmann::json::object();
+    for (const auto& plan : prices.plans)
+      cost[plan] = usd[plan].is_null() ? nlohmann::json(nullptr) : nlohmann::json(usd[plan].get<double>() * tokens / 1e6);
+    x["usd"] = cost;
+    train.push_back(x);
+  }
+  row["train"] = train;
+  return row;
+}
+
+}  // namespace
+
+nlohmann::json run_compare(const CompareOptions& o) {
+  const Study s = load_study(o.study);
+  const std::string price_file = o.prices.empty() ? data_path(s.prices) : o.prices;
+  const PriceFile prices = load_price_file(price_file);
+  for (const auto& h : s.hardware) prices.price(h.hw, prices.plans.front());  // every hw priced (else a clear error)
+  const IntervalModel intervals(o.validation_json.empty() ? data_dir() + "/results/validation.json" : o.validation_json);
+  std::vector<Cell> cells;
+  for (size_t m = 0; m < s.models.size(); ++m)
+    for (size_t h = 0; h < s.hardware.size(); ++h) {
+      cells.push_back({m, h, "bf16"});
+      const std::string low = best_low_precision(load_hw_spec(hw_path(s.hardware[h].hw)));
+      if (!low.empty()) cells.push_back({m, h, low});
+    }
+  auto progress = [&](size_t done, size_t n) {
+    if (o.progress) std::cerr << fmt::format("\rtrnsim compare: {}/{} searches", done, n) << (done == n ? "\n" : "");
+  };
+  const auto results = fork_map(
+      cells.size(), o.workers, [&](size_t i) { return run_cell(s, cells[i], prices, intervals).dump(); }, progress);
+  nlohmann::json doc;
+  doc["study"] = {{"name", s.name}, {"description", s.description}, {"file", s.file}, {"seq_len", s.seq_len},
+                  {"axes", s.axes}, {"train_tokens", s.train_tokens}};
+  doc["prices"] = {{"file", price_file}, {"date", prices.date}, {"currency", prices.currency}, {"source", prices.source},
+                   {"plans", prices.plans}};
+  nlohmann::json price_sources = nlohmann::json::object();
+  for (const auto& h : s.hardware) price_sources[h.hw] = prices.instances.at(h.hw).source;
+  doc["prices"]["instances"] = price_sources;
+  doc["rows"] = nlohmann::json::array();
+  for (const auto& r : results) doc["rows"].push_back(nlohmann::json::parse(r));
+  doc["not_expressible"] = nlohmann::json::array();
+  for (const auto& [m, why] : s.not_expressible) doc["not_expressible"].push_back({{"model", m}, {"reason", why}});
+  // Trainium vs GPU: the cheaper of each side's rows (any precision) per model, first plan.
+  doc["pairs"] = nlohmann::json::array();
+  const std::string plan = prices.plans.front();
+  for (const auto& [trn, gpu] : s.pairs)
+    for (const auto& m : s.models) {
+      auto cheapest = [&](const std::string& hw) -> const nlohmann::json* {
+        const nlohmann::json* best = nullptr;
+        for (const auto& r : doc["rows"])
+          if (r["model"] == m.model && r["hw"] == hw && r["status"] == "ok" && r["usd_per_million_tokens"][plan].is_number() &&
+              (!best || r["usd_per_million_tokens"][plan].get<double>() < (*best)["usd_per_million_tokens"][plan].get<double>()))
+            best = &r;
+        return best;
+      };
+      const auto* a = cheapest(trn);
+      const auto* b = cheapest(gpu);
+      if (!a || !b) continue;
+      const double ca = (*a)["usd_per_million_tokens"][plan], cb = (*b)["usd_per_million_tokens"][plan];
+      doc["pairs"].push_back({{"model", m.model}, {"trainium", trn}, {"gpu", gpu}, {"plan", plan},
+                              {"trainium_precision", (*a)["precision"]}, {"gpu_precision", (*b)["precision"]},
+                              {"trainium_usd_per_million_tokens", ca}, {"gpu_usd_per_million_tokens", cb},
+                              {"saving_pct", 100 * (1 - ca / cb)}});
+    }
+  return doc;
+}
+
+}  // namespace trnsim

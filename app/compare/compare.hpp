@@ -1,0 +1,27 @@
+// compare.hpp — `trnsim compare` (issue 26): the cost / throughput table users compare
+// hardware with. For each model of a study file (studies/*.json) and each hardware, the search
+// (search.hpp, exact top-1 by throughput at the study's chip count) picks the best layout at BF16
+// and at the chip's fastest low-precision format; the row reports step time, tokens/s, MFU,
+// $ per million tokens under every plan of a dated price file (prices/*.json), and the time and
+// cost to train the study's token budgets, each with its prediction interval (intervals.hpp).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace trnsim {
+
+struct CompareOptions {
+  std::string study;            // studies/<name>.json (path)
+  std::string prices;           // overrides the study's price file (path); empty: the study's
+  std::string validation_json;  // residuals for the intervals; empty: <data dir>/results/validation.json
+  int workers = 1;              // forked worker processes, one search each
+  bool progress = false;
+};
+
+nlohmann::json run_compare(const CompareOptions& o);
+std::string compare_markdown(const nlohmann::json& doc);
+// A bar chart of $ per million tokens (first price plan) per model and hardware, with the
+// interval as whiskers: plain SVG, no plotting dependency.
+std::string compare_svg(const nlohmann::json& doc);
+
+}  // namespace trnsim
