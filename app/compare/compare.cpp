@@ -38,6 +38,11 @@ struct Study {
 
 // A path in a study is relative to the data directory (where hw/ and models/ live).
 std::string data_path(const std::string& p) { return p.empty() || p[0] == '/' ? p : data_dir() + "/" + p; }
+// The reverse for the result document: no checkout path in a committed file.
+std::string shown_path(const std::string& p) {
+  const std::string d = data_dir() + "/";
+  return p.rfind(d, 0) == 0 ? p.substr(d.size()) : p;
+}
 
 Study load_study(const std::string& file) {
   const nlohmann::json j = load_json_file(file);
@@ -198,9 +203,9 @@ nlohmann::json run_compare(const CompareOptions& o) {
   const auto results = fork_map(
       cells.size(), o.workers, [&](size_t i) { return run_cell(s, cells[i], prices, intervals).dump(); }, progress);
   nlohmann::json doc;
-  doc["study"] = {{"name", s.name}, {"description", s.description}, {"file", s.file}, {"seq_len", s.seq_len},
+  doc["study"] = {{"name", s.name}, {"description", s.description}, {"file", shown_path(s.file)}, {"seq_len", s.seq_len},
                   {"axes", s.axes}, {"train_tokens", s.train_tokens}};
-  doc["prices"] = {{"file", price_file}, {"date", prices.date}, {"currency", prices.currency}, {"source", prices.source},
+  doc["prices"] = {{"file", shown_path(price_file)}, {"date", prices.date}, {"currency", prices.currency}, {"source", prices.source},
                    {"plans", prices.plans}};
   nlohmann::json price_sources = nlohmann::json::object();
   for (const auto& h : s.hardware) price_sources[h.hw] = prices.instances.at(h.hw).source;

@@ -24,6 +24,12 @@ std::string range(const nlohmann::json& v, const char* f) {
   return fmt::format(" ({}–{})", fmt::format(fmt::runtime(f), v[0].get<double>()), fmt::format(fmt::runtime(f), v[1].get<double>()));
 }
 
+// "studies/x.json" from an absolute path inside the data directory; the path itself otherwise.
+std::string from_dir(const std::string& path, const std::string& dir) {
+  const auto at = path.rfind(dir);
+  return at == std::string::npos ? path : path.substr(at);
+}
+
 std::string precision_label(const nlohmann::json& r) { return r.value("precision", r["precision_axis"].get<std::string>()); }
 
 }  // namespace
@@ -43,8 +49,7 @@ std::string compare_markdown(const nlohmann::json& doc) {
       "corpus's leave-one-dataset-out errors (`trnsim validation`): a chip with measured rows uses its family's errors; "
       "an **extrapolated** chip (no public training measurement: trn2, trn3, H200) uses every family's errors pooled, so "
       "its interval is wider. MFU is given against the BF16 peak (comparable across rows; a low-precision run can exceed 100 %) and against the dense peak of the format the linear layers run in.\n\n",
-      st["file"].get<std::string>().substr(st["file"].get<std::string>().rfind("studies/")), st["seq_len"].get<int64_t>(),
-      st["axes"].get<std::string>(), pr["file"].get<std::string>().substr(pr["file"].get<std::string>().rfind("prices/")),
+      from_dir(st["file"], "studies/"), st["seq_len"].get<int64_t>(), st["axes"].get<std::string>(), from_dir(pr["file"], "prices/"),
       pr["date"].get<std::string>(), pr["source"].get<std::string>());
   std::vector<std::string> models;
   for (const auto& r : doc["rows"])
@@ -112,8 +117,8 @@ std::string compare_svg(const nlohmann::json& doc) {
     if (std::find(models.begin(), models.end(), r["model"].get<std::string>()) == models.end()) models.push_back(r["model"]);
     if (std::find(hws.begin(), hws.end(), r["hw"].get<std::string>()) == hws.end()) hws.push_back(r["hw"]);
   }
-  const double panel_h = 210, left = 70, bar_w = 14, group_w = 2 * bar_w + 14, top = 40;
-  const double width = left + group_w * static_cast<double>(hws.size()) + 170;
+  const double panel_h = 270, left = 70, bar_w = 14, group_w = 2 * bar_w + 14, top = 40;
+  const double width = std::max(820.0, left + group_w * static_cast<double>(hws.size()) + 170);
   const double height = top + panel_h * static_cast<double>(models.size()) + 20;
   std::string o = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" font-family=\"sans-serif\" font-size=\"10\">\n"
@@ -122,7 +127,7 @@ std::string compare_svg(const nlohmann::json& doc) {
       "whiskers: 90% prediction interval</text>\n",
       width, height, left, plan, doc["prices"]["date"].get<std::string>());
   for (size_t mi = 0; mi < models.size(); ++mi) {
-    const double y0 = top + panel_h * static_cast<double>(mi), plot_h = panel_h - 60;
+    const double y0 = top + panel_h * static_cast<double>(mi), plot_h = panel_h - 120;
     double ymax = 0;
     for (const auto& r : doc["rows"])
       if (r["model"] == models[mi] && r["status"] == "ok" && r["usd_per_million_tokens_interval"].contains(plan))

@@ -49,4 +49,8 @@ check "--axes tp: \"x\" is not a value" $Q --axes tp=x
 check "--axes precision: \"fp6\" is not a precision (bf16, fp8, mxfp8, nvfp4)" $Q --axes precision=fp6
 check "the space is empty" $Q --axes tp=64
 check "--top-k 0 is out of range" $Q --top-k 0
+# compare: the study argument and numeric options.
+check "expected one STUDY.json" compare
+check "--tolerance" compare studies/r3-2023.json --tolerance 2
+check "--jobs" compare studies/r3-2023.json --jobs 0
 exit $fail
