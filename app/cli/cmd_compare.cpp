@@ -85,6 +85,10 @@ int cmd_compare(const ArgList& argv) {
   const nlohmann::json doc = run_compare(o);
   const std::string prefix =
       a.get("out").empty() ? data_dir() + "/results/" + doc["study"]["name"].get<std::string>() : a.get("out");
+  const auto parent = std::filesystem::path(prefix).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) throw UsageError(fmt::format("trnsim compare: --out {}: cannot create {} ({})", prefix, parent.string(), ec.message()));
   write_file_atomically(prefix + ".json", doc.dump(1) + "\n");
   write_file_atomically(prefix + ".md", compare_markdown(doc));
   write_file_atomically(prefix + ".svg", compare_svg(doc));
