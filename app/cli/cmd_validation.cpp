@@ -41,6 +41,19 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
     std::cout << fmt::format("{:<48} mean abs {:6.2f} %  limit {:6.2f} %  {}\n", key, got, limit, ok ? "ok" : "ABOVE LIMIT");
     if (!ok) ++bad;
   }
+  // Ranking quality per dataset (issue 25): Spearman may only go up, regret only down.
+  for (const auto& [field, higher_is_better] : {std::pair<const char*, bool>{"min_mean_spearman", true}, {"max_mean_regret_pct", false}}) {
+    if (!t.contains(field)) continue;
+    for (auto it = t[field].begin(); it != t[field].end(); ++it) {
+      if (!v.contains("ranking") || !v["ranking"]["by_dataset"].contains(it.key())) continue;
+      const double got = v["ranking"]["by_dataset"][it.key()][higher_is_better ? "mean_spearman" : "mean_regret_pct"];
+      const double limit = it.value().get<double>();
+      const bool ok = higher_is_better ? got >= limit - 1e-9 : got <= limit + 1e-9;
+      std::cout << fmt::format("{:<48} {} {:7.3f}  limit {:7.3f}  {}\n", it.key(),
+                               higher_is_better ? "Spearman" : "regret %", got, limit, ok ? "ok" : "BEYOND LIMIT");
+      if (!ok) ++bad;
+    }
+  }
   if (!v["stale_hw_files"].empty()) {
     std::cerr << fmt::format("error: hw files differ from the fit ({}); run `trnsim calibrate --apply`\n",
                              v["stale_hw_files"].front().get<std::string>());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include "scenario.hpp"
 #include "trnsim/error.hpp"
@@ -29,45 +30,115 @@ bool same_chip(double a_tflops, double a_bw, double b_tflops, double b_bw) {
 double bf16_per_chip(const HwSpec& hw) { return hw.tensor.peak_tflops[static_cast<int>(DType::BF16)]; }
 }  // namespace
 
+namespace {
+struct Residual {
+  std::string family, dataset;
+  double e;
+};
+// Performance rows with a leave-one-dataset-out error (predicted or calibration rows).
+std::vector<Residual> residuals(const nlohmann::json& rows) {
+  std::vector<Residual> out;
+  for (const auto& r : rows) {
+    if (!r.contains("error_lodo_pct") || !r.contains("family") || !r.contains("dataset")) continue;
+    if (r.value("quantity", "").find("memory") != std::string::npos) continue;
+    const std::string st = r.value("status", "");
+    if (st != "predicted" && st != "calibration") continue;
+    out.push_back({r["family"], r["dataset"], r["error_lodo_pct"].get<double>() / 100});
+  }
+  return out;
+}
+
+// Errors of a new configuration = a dataset-level offset + a row-level spread. Each dataset (a
+// stack on a cluster) is off by its own mean, and a stack nobody fitted may be off like any of them,
+// whatever its chip: the offsets are every (family, dataset) group's mean. The spread is the
+// family's residuals around their dataset means (every family's for an extrapolated chip). The
+// interval is the 5th-95th percentile of every offset plus every centred residual.
+using Groups = std::map<std::string, std::map<std::string, std::vector<double>>>;  // family -> dataset -> errors
+
+double mean_of(const std::vector<double>& xs) {
+  double m = 0;
+  for (double x : xs) m += x;
+  return xs.empty() ? 0.0 : m / static_cast<double>(xs.size());
+}
+
+// `family` empty: every family's spread. `exclude`: a dataset left out (coverage checks).
+std::pair<double, double> bounds_of(const Groups& g, const std::string& family, const std::string& exclude, size_t& rows) {
+  std::vector<double> offsets, centred;
+  rows = 0;
+  for (const auto& [fam, ds] : g)
+    for (const auto& [d, xs] : ds) {
+      if (d == exclude || xs.empty()) continue;
+      const double m = mean_of(xs);
+      offsets.push_back(m);
+      if (family.empty() || fam == family) {
+        for (double x : xs) centred.push_back(x - m);
+        rows += xs.size();
+      }
+    }
+  if (centred.empty()) return bounds_of(g, "", exclude, rows);  // the family has no other dataset
+  std::vector<double> sums;
+  sums.reserve(offsets.size() * centred.size());
+  for (double m : offsets)
+    for (double c : centred) sums.push_back(m + c);
+  return {quantile(sums, 0.05), quantile(sums, 0.95)};
+}
+}  // namespace
+
+nlohmann::json interval_coverage(const nlohmann::json& rows) {
+  const auto res = residuals(rows);
+  Groups g;
+  for (const auto& r : res) g[r.family][r.dataset].push_back(r.e);
+  std::map<std::pair<std::string, std::string>, std::pair<double, double>> bounds;  // (family, held-out dataset)
+  struct Count {
+    int rows = 0, covered = 0;
+  };
+  std::map<std::string, Count> by;
+  for (const auto& r : res) {
+    const auto key = std::make_pair(r.family, r.dataset);
+    size_t n = 0;
+    if (!bounds.count(key)) bounds[key] = bounds_of(g, r.family, r.dataset, n);
+    const auto [lo, hi] = bounds[key];
+    for (Count* c : {&by[r.family], &by["all"]}) {
+      ++c->rows;
+      if (r.e >= lo && r.e <= hi) ++c->covered;
+    }
+  }
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, c] : by)
+    out[k] = {{"rows", c.rows}, {"covered", c.covered}, {"coverage_pct", c.rows ? 100.0 * c.covered / c.rows : 0.0}};
+  return out;
+}
+
 IntervalModel::IntervalModel(const std::string& validation_json) {
   const nlohmann::json doc = load_json_file(validation_json);
   if (!doc.contains("rows") || !doc["rows"].is_array())
     throw ConfigError(fmt::format("{}: no \"rows\" array; regenerate it with `trnsim validation`", validation_json));
+  for (const auto& r : residuals(doc["rows"])) groups_[r.family][r.dataset].push_back(r.e);
   std::set<std::string> hws;
   for (const auto& r : doc["rows"]) {
-    if (!r.contains("error_lodo_pct") || !r.contains("hw") || !r.contains("family")) continue;
-    const std::string q = r.value("quantity", "");
-    if (q.find("memory") != std::string::npos) continue;  // performance rows only
-    const std::string st = r.value("status", "");
-    if (st != "predicted" && st != "calibration") continue;
-    const double e = r["error_lodo_pct"].get<double>() / 100;
-    by_family_[r["family"].get<std::string>()].push_back(e);
-    pooled_.push_back(e);
+    if (!r.contains("error_lodo_pct") || !r.contains("hw") || !groups_.count(r.value("family", ""))) continue;
     if (hws.insert(r["hw"].get<std::string>()).second) {
       const HwSpec hw = load_hw_spec(hw_path(r["hw"].get<std::string>()));
       measured_.push_back({bf16_per_chip(hw), hw.hbm.bandwidth_per_chip.base(), r["family"].get<std::string>()});
     }
   }
-  if (pooled_.empty())
+  if (groups_.empty())
     throw ConfigError(fmt::format("{}: no performance row has a leave-one-dataset-out error; regenerate it with "
                                   "`trnsim validation`", validation_json));
 }
 
 Interval IntervalModel::for_hw(const HwSpec& hw) const {
   Interval iv;
-  const std::vector<double>* xs = &pooled_;
-  iv.extrapolated = true;
-  iv.basis = "extrapolated: no measured row on this chip; all families' errors pooled";
+  std::string family;  // empty: extrapolated, every family's spread
   for (const auto& c : measured_)
     if (same_chip(c.bf16_tflops_per_chip, c.hbm_GBps_per_chip, bf16_per_chip(hw), hw.hbm.bandwidth_per_chip.base())) {
-      xs = &by_family_.at(c.family);
-      iv.extrapolated = false;
-      iv.basis = fmt::format("family {} (measured chip)", c.family);
+      family = c.family;
       break;
     }
-  iv.e_lo = quantile(*xs, 0.05);
-  iv.e_hi = quantile(*xs, 0.95);
-  iv.rows = xs->size();
+  iv.extrapolated = family.empty();
+  iv.basis = iv.extrapolated ? "extrapolated: no measured row on this chip; every dataset's offset, every family's spread"
+                             : fmt::format("family {} (measured chip); every dataset's offset", family);
+  std::tie(iv.e_lo, iv.e_hi) = bounds_of(groups_, family, "", iv.rows);
   return iv;
 }
 

@@ -1,14 +1,19 @@
 // intervals.hpp — prediction intervals from the validation corpus (issues 25 and 26).
 // Why: a step time without its uncertainty invites over-trust. The interval of a prediction on
-// hardware H is the spread of trnsim's leave-one-dataset-out errors (each row predicted by a fit
-// that never saw its dataset), taken from results/validation.json:
-//   * H is a measured chip (its datasheet BF16 peak and HBM bandwidth per chip equal those of a
-//     hw file some performance row ran on): the 5th-95th percentiles of that family's rows;
-//   * otherwise H is extrapolated (trn2, trn3, H200, ...): the percentiles of every family's rows
-//     pooled, i.e. the error of carrying a fit to hardware it was not fitted on. Wider, as it must be.
+// hardware H comes from trnsim's leave-one-dataset-out errors (each row predicted by a fit that
+// never saw its dataset), taken from results/validation.json. An error is modelled as a
+// dataset-level offset (a stack on a cluster is off by its own mean, and a stack nobody fitted may
+// be off like any seen dataset, on any chip) plus a row-level spread around that mean; the
+// interval is the 5th-95th percentile of every dataset offset plus every centred residual of:
+//   * H's family, if H is a measured chip (its datasheet BF16 peak and HBM bandwidth per chip equal
+//     those of a hw file some performance row ran on);
+//   * every family, if H is extrapolated (trn2, trn3, H200, ...): no row says how its spread looks.
+// interval_coverage() checks the rule on held-out datasets (validation.md reports it).
 // Errors are e = predicted / measured throughput - 1, so the measured throughput of a prediction
 // P lies in [P / (1 + e95), P / (1 + e5)].
 #pragma once
+#include <nlohmann/json.hpp>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -20,7 +25,7 @@ namespace trnsim {
 struct Interval {
   double e_lo = 0, e_hi = 0;  // 5th and 95th percentile of the errors (fractions)
   size_t rows = 0;            // residuals behind it
-  std::string basis;          // "family h100 (measured chip)" or "extrapolated: all families pooled"
+  std::string basis;          // where the residuals come from (measured chip's family, or extrapolated)
   bool extrapolated = false;
   // The interval of a throughput-like prediction (bigger = faster), and of a time-like one.
   double throughput_lo(double p) const { return p / (1 + e_hi); }
@@ -41,10 +46,14 @@ class IntervalModel {
     double bf16_tflops_per_chip, hbm_GBps_per_chip;
     std::string family;
   };
-  std::map<std::string, std::vector<double>> by_family_;
-  std::vector<double> pooled_;
+  std::map<std::string, std::map<std::string, std::vector<double>>> groups_;  // family -> dataset -> errors
   std::vector<Chip> measured_;
 };
+
+// How often the 90% intervals hold on data they were not built from (issue 25): each performance
+// row's leave-one-dataset-out error is checked against the interval built with its dataset left
+// out entirely (offsets and spread). Per family and overall: {rows, covered, coverage_pct}.
+nlohmann::json interval_coverage(const nlohmann::json& rows);
 
 // The q-quantile (0..1) of xs by linear interpolation between order statistics.
 double quantile(std::vector<double> xs, double q);

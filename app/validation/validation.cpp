@@ -2,6 +2,8 @@
 // figure enters solely to compute the error and, for the rows the declared rule marks,
 // the per-family fit of the named hardware parameters.
 #include "validation.hpp"
+#include "intervals.hpp"
+#include "ranking.hpp"
 
 #include <fmt/format.h>
 
@@ -152,7 +154,11 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
                       {"family", c.family},   {"model", c.model_name}, {"quantity", to_string(c.quantity)},
                       {"unit", unit_of(c.quantity)}, {"measured", c.measured}, {"calibration", c.calibration},
                       {"params_b", c.params_b}, {"gpus", c.gpus}, {"tp", c.tp}, {"pp", c.pp}, {"seq", c.seq}};
-  if (c.has_workload) j["hw"] = c.workload.hw;
+  if (c.has_workload) {
+    j["hw"] = c.workload.hw;
+    j["tokens_per_step"] = static_cast<double>(c.workload.global_batch * c.workload.seq_len);
+    j["precision"] = to_string(c.workload.precision);
+  }
   if (c.has_workload)
     j["layout"] = fmt::format("TP{} PP{} DP{} VP{} mb{} gb{} seq{} {} {}{}", c.workload.tp, c.workload.pp,
                               c.workload.dp, c.workload.virtual_stages, c.workload.micro_batch,
@@ -334,6 +340,8 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
   v["sample_single"] = opt.sample_single;
   v["seed"] = opt.seed;
   v["rows"] = rows;
+  if (opt.leave_one_out) v["interval_coverage"] = interval_coverage(rows);
+  v["ranking"] = ranking_quality(rows);
   return v;
 }
 

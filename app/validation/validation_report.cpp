@@ -133,6 +133,32 @@ std::string validation_markdown(const nlohmann::json& v) {
     for (const auto& s : v["stale_hw_files"]) o += " " + s.get<std::string>() + ";";
     o += "\n";
   }
+  if (v.contains("ranking")) {
+    o += "\n## Ranking of layouts within sweeps\n\n"
+         "Which layout is fastest is what a user asks. For every sweep (rows of one dataset with the same model, "
+         "hardware, GPU count, sequence length and precision; at least 3 distinct layouts, rows of one layout counted once): Spearman's rank correlation of predicted vs "
+         "measured throughput, and the regret of running the predicted-best layout (1 - its measured throughput / "
+         "the best measured). Issue 25 asks for Spearman >= 0.9 and regret <= 3 % on average.\n\n"
+         "| dataset | sweeps | layouts | mean Spearman | lowest | mean regret | worst regret |\n|---|---|---|---|---|---|---|\n";
+    for (auto it = v["ranking"]["by_dataset"].begin(); it != v["ranking"]["by_dataset"].end(); ++it) {
+      const auto& x = it.value();
+      o += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:.1f} % | {:.1f} % |\n", it.key(), x["sweeps"].get<int>(),
+                       x["layouts"].get<int>(), x["mean_spearman"].get<double>(), x["min_spearman"].get<double>(),
+                       x["mean_regret_pct"].get<double>(), x["max_regret_pct"].get<double>());
+    }
+  }
+  if (v.contains("interval_coverage")) {
+    o += "\n## Prediction intervals: coverage on held-out datasets\n\n"
+         "`trnsim run` and `trnsim compare` give a 90% interval built from the leave-one-dataset-out errors: every "
+         "dataset's mean offset (a stack nobody fitted may be off like any seen dataset) plus the family's spread "
+         "around those means (every family's for a chip with no measured row). Checked here on data it was not built "
+         "from: each row against the interval built with its whole dataset left out. A calibrated 90% interval covers "
+         "about 90% of rows; issue 25 asks for 85-95% overall.\n\n"
+         "| family | rows | covered | coverage |\n|---|---|---|---|\n";
+    for (auto it = v["interval_coverage"].begin(); it != v["interval_coverage"].end(); ++it)
+      o += fmt::format("| {} | {} | {} | {:.1f} % |\n", it.key(), it.value()["rows"].get<int>(),
+                       it.value()["covered"].get<int>(), it.value()["coverage_pct"].get<double>());
+  }
   o += "\n## Roadmap: features that block rows\n\n| missing feature | rows blocked | rows it alone blocks |\n|---|---|---|\n";
   for (const auto& b : v["blockers"])
     o += fmt::format("| {} | {} | {} |\n", b["feature"].get<std::string>(), b["rows_blocked"].get<int>(),

@@ -49,6 +49,27 @@ TEST_CASE("intervals: a measured chip uses its family's residuals, an extrapolat
   CHECK_THROWS_AS(IntervalModel("/nonexistent/validation.json"), ConfigError);
 }
 
+TEST_CASE("interval coverage: each row against the interval built with its whole dataset left out", "[compare][interval]") {
+  // Family A: datasets d1 {0.0, 0.1} and d2 {0.2, 0.3}; family B: d3 {-0.1, 0.1}.
+  nlohmann::json rows = nlohmann::json::array();
+  auto add = [&](const char* fam, const char* ds, double e) {
+    rows.push_back({{"family", fam}, {"dataset", ds}, {"quantity", "tokens_per_s_per_gpu"}, {"status", "predicted"},
+                    {"error_lodo_pct", 100 * e}});
+  };
+  add("A", "d1", 0.0), add("A", "d1", 0.1), add("A", "d2", 0.2), add("A", "d2", 0.3), add("B", "d3", -0.1), add("B", "d3", 0.1);
+  rows.push_back({{"family", "A"}, {"dataset", "d1"}, {"quantity", "activation_memory"}, {"status", "predicted"},
+                  {"error_lodo_pct", 90.0}});  // memory rows do not count
+  const auto c = interval_coverage(rows);
+  // d1 held out: offsets {0.25 (d2), 0.0 (d3)} + A's spread {-0.05, 0.05} -> [-0.035, 0.285]: both d1 rows inside.
+  // d2 held out: offsets {0.05, 0.0} + {-0.05, 0.05} -> [-0.0425, 0.0925]: both d2 rows outside.
+  CHECK(c["A"]["rows"] == 4);
+  CHECK(c["A"]["covered"] == 2);
+  // d3 held out: B has no other dataset, so every family's spread: offsets {0.05, 0.25} -> [0, 0.3]: 0.1 inside.
+  CHECK(c["B"]["covered"] == 1);
+  CHECK(c["all"]["rows"] == 6);
+  CHECK(c["all"]["coverage_pct"].get<double>() == Approx(50.0));
+}
+
 TEST_CASE("price files: dated, every plan a number or null, unknown instances refused by name", "[compare][prices]") {
   const PriceFile p = load_price_file(std::string(TRNSIM_SOURCE_DIR) + "/prices/aws-2026-11.json");
   CHECK(p.date == "2026-11-25");
