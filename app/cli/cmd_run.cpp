@@ -22,21 +22,6 @@
 
 namespace trnsim {
 
-namespace {
-// The 90% prediction interval of the step (intervals.hpp) when the validation results are there.
-void add_interval(nlohmann::json& report, const HwSpec& hw) {
-  const std::string file = data_dir() + "/results/validation.json";
-  if (!std::filesystem::exists(file)) return;
-  const Interval iv = IntervalModel(file).for_hw(hw);
-  const double t = report["step"]["step_time_s"], tps = report["throughput"]["tokens_per_s"];
-  report["interval"] = {{"confidence", 0.9},
-                        {"basis", iv.basis},
-                        {"extrapolated", iv.extrapolated},
-                        {"residual_rows", iv.rows},
-                        {"step_time_s", {iv.time_lo(t), iv.time_hi(t)}},
-                        {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
-}
-}  // namespace
 
 int cmd_run(const ArgList& argv) {
   Args a("run", "WORKLOAD.json [options]",
@@ -60,7 +45,7 @@ int cmd_run(const ArgList& argv) {
   StepResult r = execute_step(s, opt);
   if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
-  add_interval(report, s.hw);
+  add_interval(report, s.hw);  // when results/validation.json is there
   if (opt.trace) {
     write_file_atomically(a.get("trace"), step_trace_json(s, r));
     if (r.micro_batches_simulated < s.plan.micro_batches)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <tuple>
 
@@ -140,6 +141,19 @@ Interval IntervalModel::for_hw(const HwSpec& hw) const {
                              : fmt::format("family {} (measured chip); every dataset's offset", family);
   std::tie(iv.e_lo, iv.e_hi) = bounds_of(groups_, family, "", iv.rows);
   return iv;
+}
+
+void add_interval(nlohmann::json& report, const HwSpec& hw) {
+  const std::string file = data_dir() + "/results/validation.json";
+  if (!std::filesystem::exists(file)) return;
+  const Interval iv = IntervalModel(file).for_hw(hw);
+  const double t = report["step"]["step_time_s"], tps = report["throughput"]["tokens_per_s"];
+  report["interval"] = {{"confidence", 0.9},
+                        {"basis", iv.basis},
+                        {"extrapolated", iv.extrapolated},
+                        {"residual_rows", iv.rows},
+                        {"step_time_s", {iv.time_lo(t), iv.time_hi(t)}},
+                        {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
 }
 
 }  // namespace trnsim

@@ -50,6 +50,10 @@ class IntervalModel {
   std::vector<Chip> measured_;
 };
 
+// Adds "interval" (90%: step time and tokens/s, basis, residual rows) to a `trnsim run` report,
+// from <data dir>/results/validation.json; nothing when that file is absent.
+void add_interval(nlohmann::json& report, const HwSpec& hw);
+
 // How often the 90% intervals hold on data they were not built from (issue 25): each performance
 // row's leave-one-dataset-out error is checked against the interval built with its dataset left
 // out entirely (offsets and spread). Per family and overall: {rows, covered, coverage_pct}.
