@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <boost/graph/topological_sort.hpp>
 
 #include "block_builder.hpp"
@@ -37,10 +39,25 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
       fail("/parallel/pipeline_split", fmt::format("embedding_and_loss splits layers + 2 = {} slots over pp x virtual_stages "
                                                    "= {}; it does not divide them (use \"even\" or another pp)",
                                                    slots, programs));
+  } else if (w.pipeline_split == Workload::PipelineSplit::Explicit) {
+    const auto& l = w.layers_per_stage;
+    int64_t sum = 0;
+    for (int64_t x : l) sum += x;
+    if (static_cast<int64_t>(l.size()) != w.pp * w.virtual_stages)
+      fail("/parallel/layers_per_stage", fmt::format("{} entries but pp x virtual_stages = {}; give one count per stage",
+                                                     l.size(), w.pp * w.virtual_stages));
+    if (sum != m.layers)
+      fail("/parallel/layers_per_stage", fmt::format("the counts add up to {} but {} has {} layers", sum, m.name, m.layers));
+    if (std::any_of(l.begin(), l.end(), [](int64_t x) { return x < 1; }))
+      fail("/parallel/layers_per_stage", "every stage needs at least one layer");
+  } else if (w.pipeline_split == Workload::PipelineSplit::Balanced) {
+    if (m.layers < w.pp * w.virtual_stages)
+      fail("/parallel/pp", fmt::format("pp x virtual_stages = {} exceeds the {} layers of {}", w.pp * w.virtual_stages,
+                                       m.layers, m.name));
   } else {
     if (m.layers % w.pp != 0)
       fail("/parallel/pp", fmt::format("pp {} does not divide the {} layers of {}; use a divisor of {} (or "
-                                       "pipeline_split \"embedding_and_loss\")",
+                                       "pipeline_split \"balanced\" or \"embedding_and_loss\", or layers_per_stage)",
                                        w.pp, m.layers, m.name, m.layers));
     if (m.layers % (w.pp * w.virtual_stages) != 0)
       fail("/parallel/virtual_stages", fmt::format("pp x virtual_stages = {} x {} does not divide the {} layers of {}",
@@ -189,6 +206,20 @@ int64_t stage_layers(const ModelSpec& m, const Workload& w) {
 
 std::vector<int64_t> program_layers(const ModelSpec& m, const Workload& w) {
   const int64_t programs = w.pp * w.virtual_stages;
+  if (w.pipeline_split == Workload::PipelineSplit::Explicit) return w.layers_per_stage;
+  if (w.pipeline_split == Workload::PipelineSplit::Balanced) {
+    std::vector<int64_t> n(static_cast<size_t>(programs), m.layers / programs);
+    // The remainder goes to the middle stages first, outwards (the ends carry embedding and loss).
+    int64_t extra = m.layers % programs;
+    const int64_t mid = (programs - 1) / 2;
+    for (int64_t k = 0; extra > 0; ++k) {
+      const int64_t i = k % 2 == 0 ? mid - k / 2 : mid + (k + 1) / 2;
+      if (i < 0 || i >= programs) continue;
+      ++n[static_cast<size_t>(i)];
+      --extra;
+    }
+    return n;
+  }
   std::vector<int64_t> n(static_cast<size_t>(programs), stage_layers(m, w));
   if (w.pipeline_split == Workload::PipelineSplit::EmbeddingAndLoss) {
     n.front() -= 1;  // the embedding's slot

@@ -82,9 +82,19 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
     w.schedule = p.choice_or("schedule", "1f1b", {"1f1b", "gpipe"}) == "1f1b" ? Schedule::OneF1B : Schedule::GPipe;
     w.overlap_dp = p.boolean_or("overlap_dp", true);
     w.virtual_stages = p.integer_or("virtual_stages", 1, 1, 1024);
-    w.pipeline_split = p.choice_or("pipeline_split", "even", {"even", "embedding_and_loss"}) == "even"
-                           ? Workload::PipelineSplit::Even
-                           : Workload::PipelineSplit::EmbeddingAndLoss;
+    const std::string split = p.choice_or("pipeline_split", p.has("layers_per_stage") ? "explicit" : "even",
+                                          {"even", "embedding_and_loss", "balanced", "explicit"});
+    w.pipeline_split = split == "even"                 ? Workload::PipelineSplit::Even
+                       : split == "embedding_and_loss" ? Workload::PipelineSplit::EmbeddingAndLoss
+                       : split == "balanced"           ? Workload::PipelineSplit::Balanced
+                                                       : Workload::PipelineSplit::Explicit;
+    if (p.has("layers_per_stage")) {
+      if (w.pipeline_split != Workload::PipelineSplit::Explicit)
+        p.fail("layers_per_stage", "an explicit split; remove pipeline_split or set it to \"explicit\"");
+      w.layers_per_stage = p.integers("layers_per_stage", 0, 100000);
+    } else if (w.pipeline_split == Workload::PipelineSplit::Explicit) {
+      p.fail("pipeline_split", "\"explicit\" needs layers_per_stage: [layers of stage 0, stage 1, ...]");
+    }
     w.tp_overlap = p.boolean_or("tp_overlap", false);
     w.pp_scatter_gather = p.boolean_or("pp_scatter_gather", false);
     // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch.
@@ -168,6 +178,8 @@ std::string workload_to_json(const Workload& w) {
   if (w.ep > 1) j["parallel"]["ep"] = w.ep;
   if (w.cp > 1) j["parallel"]["cp"] = w.cp;
   if (w.pipeline_split == Workload::PipelineSplit::EmbeddingAndLoss) j["parallel"]["pipeline_split"] = "embedding_and_loss";
+  if (w.pipeline_split == Workload::PipelineSplit::Balanced) j["parallel"]["pipeline_split"] = "balanced";
+  if (w.pipeline_split == Workload::PipelineSplit::Explicit) j["parallel"]["layers_per_stage"] = w.layers_per_stage;
   if (w.moe_load_imbalance != 1.0) j["parallel"]["moe_load_imbalance"] = w.moe_load_imbalance;
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   j["precision"] = to_string(w.precision);

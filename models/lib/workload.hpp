@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "trnsim/op.hpp"
 
@@ -74,7 +75,12 @@ struct Workload {
   // Embedding and loss: the embedding and the loss each take one layer's slot (Megatron-Core's
   // account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split), so
   // (layers + 2) / (pp x vs) slots per stage, one fewer layer on the first and the last.
-  enum class PipelineSplit { Even, EmbeddingAndLoss } pipeline_split = PipelineSplit::Even;
+  // Balanced: layers not divisible by pp x vs split as evenly as possible, the extra layers on
+  // the middle stages (the first and last also carry the embedding and the loss), as torchtitan and
+  // NxD split a pipeline (issue 25; an assumption where a stack does not say). Explicit: the
+  // workload's layers_per_stage, one count per (virtual) stage in order.
+  enum class PipelineSplit { Even, EmbeddingAndLoss, Balanced, Explicit } pipeline_split = PipelineSplit::Even;
+  std::vector<int64_t> layers_per_stage;  // PipelineSplit::Explicit only
   int64_t micro_batch = 1, global_batch = 1, seq_len = 0;
   Precision precision = Precision::BF16_SR;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // only with precision fp8

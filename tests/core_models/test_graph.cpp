@@ -212,3 +212,32 @@ TEST_CASE("embedding-and-loss pipeline split: (layers + 2) / (pp x vs) slots, on
   w.pp = 4, w.virtual_stages = 3;  // 32 slots over 12: not whole
   CHECK_THROWS_WITH(build_step_plan(m, w), Catch::Contains("/parallel/pipeline_split"));
 }
+
+// Issue 25: a pipeline degree that does not divide the layers is allowed as the stacks split it.
+TEST_CASE("balanced and explicit pipeline splits: every layer once, the extra layers in the middle", "[graph]") {
+  auto m = load_model_spec(model_path("llama3.1-8b"));
+  m.layers = 30;  // 30 layers over PP 4: 7 each plus 2 extra, on the two middle stages
+  auto w = workload("llama3.1-8b", "trn1.32xlarge", 1, 8, 4, 1, 1, 8, 4096);
+  w.pipeline_split = Workload::PipelineSplit::Balanced;
+  CHECK(program_layers(m, w) == std::vector<int64_t>{7, 8, 8, 7});
+  const auto plan = build_step_plan(m, w);
+  int64_t next = 0;
+  for (const auto& st : plan.stages) {
+    CHECK(st.first_layer == next);
+    next += st.num_layers;
+  }
+  CHECK(next == 30);
+  m.layers = 61;  // DeepSeek-V3's 61 over 4: 15 + 1 extra
+  CHECK(program_layers(m, w) == std::vector<int64_t>{15, 16, 15, 15});
+  m.layers = 30;
+  w.pipeline_split = Workload::PipelineSplit::Explicit;
+  w.layers_per_stage = {6, 9, 9, 6};
+  CHECK(program_layers(m, w) == w.layers_per_stage);
+  CHECK_NOTHROW(build_step_plan(m, w));
+  w.layers_per_stage = {6, 9, 9, 7};
+  CHECK_THROWS_WITH(build_step_plan(m, w), Catch::Contains("add up to 31 but llama3.1-8b has 30 layers"));
+  w.layers_per_stage = {10, 10, 10};
+  CHECK_THROWS_WITH(build_step_plan(m, w), Catch::Contains("3 entries but pp x virtual_stages = 4"));
+  w.layers_per_stage = {0, 10, 10, 10};
+  CHECK_THROWS_WITH(build_step_plan(m, w), Catch::Contains("at least one layer"));
+}

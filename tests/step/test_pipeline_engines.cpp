@@ -183,3 +183,18 @@ TEST_CASE("the activation engine is busy for at least the transcendentals' eleme
   CHECK(r2.stages[0].queue_busy_s[static_cast<size_t>(Queue::Vector)] > busy[static_cast<size_t>(Queue::Vector)] + bound);
   CHECK(r2.step_time_s >= r.step_time_s);
 }
+
+// Issue 25: uneven pipeline splits.
+TEST_CASE("an uneven split: the stage with the most layers decides the step", "[run][pipeline]") {
+  auto w = workload("llama3.1-8b", "trn1.32xlarge", 1, 8, 4, 1, 1, 16, 2048);
+  w.sequence_parallel = true;
+  w.checkpointing = Checkpointing::Selective;
+  const auto even = execute_step(make_scenario(w, true));
+  w.pipeline_split = Workload::PipelineSplit::Explicit;
+  w.layers_per_stage = {5, 11, 8, 8};  // same 32 layers, the second stage heavier by 3
+  const auto uneven = execute_step(make_scenario(w, true));
+  INFO("even " << even.step_time_s << " s, uneven " << uneven.step_time_s << " s");
+  CHECK(uneven.step_time_s > even.step_time_s);
+  // The heaviest stage's compute grows by 11/8; the step cannot grow by more than that.
+  CHECK(uneven.step_time_s < even.step_time_s * 11.0 / 8.0);
+}
