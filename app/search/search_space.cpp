@@ -69,6 +69,7 @@ AxisLimits parse_axes(const std::string& text) {
       if (v == "on" || v == "true" || v == "flash" || v == "selective") x = 1;
       else if (v == "off" || v == "false" || v == "unfused" || v == "none") x = 0;
       else if (v == "full") x = 2;
+      else if (v == "op_selective") x = 3;
       else {
         try {
           size_t used = 0;
@@ -76,7 +77,7 @@ AxisLimits parse_axes(const std::string& text) {
           if (used != v.size() || x < 0) throw std::invalid_argument(v);
         } catch (const std::exception&) {
           throw UsageError(fmt::format("trnsim search: --axes {}: \"{}\" is not a value (numbers, on/off, "
-                                       "none/selective/full, unfused/flash)", axis, v));
+                                       "none/selective/full/op_selective, unfused/flash)", axis, v));
         }
       }
       values.push_back(x);
@@ -121,8 +122,8 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
               const int64_t micro_batches = spec.global_batch / dp / mb;
               if (!allowed(ax, "mb", mb) || (vs > 1 && micro_batches % pp)) continue;
               if (tp > 1 && (mb * spec.seq_len) % tp) continue;  // sequence parallelism splits tokens
-              for (int ck = 0; ck < 3; ++ck) {
-                if (!allowed(ax, "recompute", ck)) continue;
+              for (int ck = 0; ck < 4; ++ck) {  // op_selective (3) only when --axes lists it
+                if (!allowed(ax, "recompute", ck) || (ck == 3 && !ax.count("recompute"))) continue;
                 for (int z = 0; z <= 3; ++z) {
                   if (!allowed(ax, "zero", z) || (z > 0 && dp == 1)) continue;
                   for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
@@ -177,7 +178,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
 Precision precision_of_layout(const Layout& l, const HwSpec& hw) { return precision_of(l.prec, hw); }
 
 std::string layout_name(const Layout& l, const SpaceSpec& spec) {
-  static const char* ck[] = {"none", "selective", "full"};
+  static const char* ck[] = {"none", "selective", "full", "op_selective"};
   static const char* pr[] = {"", "-fp8", "-mxfp8", "-nvfp4"};
   return fmt::format("{}-{}-{}n-tp{}{}{}-pp{}-v{}-dp{}{}{}-mb{}-{}-z{}{}-{}-{}{}", spec.model, spec.hws[l.hw], l.nodes, l.tp,
                      l.sp ? "sp" : "", l.tp_overlap ? "o" : "", l.pp, l.vs, l.dp,

@@ -76,7 +76,10 @@ std::pair<double, double> bounds_of(const Groups& g, const std::string& family, 
         rows += xs.size();
       }
     }
-  if (centred.empty()) return bounds_of(g, "", exclude, rows);  // the family has no other dataset
+  if (centred.empty()) {  // the family has no other dataset: every family's spread; none at all: no interval
+    if (family.empty()) return {std::nan(""), std::nan("")};
+    return bounds_of(g, "", exclude, rows);
+  }
   std::vector<double> sums;
   sums.reserve(offsets.size() * centred.size());
   for (double m : offsets)
@@ -99,6 +102,7 @@ nlohmann::json interval_coverage(const nlohmann::json& rows) {
     size_t n = 0;
     if (!bounds.count(key)) bounds[key] = bounds_of(g, r.family, r.dataset, n);
     const auto [lo, hi] = bounds[key];
+    if (std::isnan(lo)) continue;  // no other dataset to build an interval from
     for (Count* c : {&by[r.family], &by["all"]}) {
       ++c->rows;
       if (r.e >= lo && r.e <= hi) ++c->covered;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 namespace trnsim {
 
@@ -41,6 +42,28 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
   if (w.attention == Attention::Flash) core = 4 * a * s * b;  // flash: FP32 log-sum-exp per row, no s x s term
   double inside = qk + v + proj_in + mlp_mid;
 
+  if (w.checkpointing == Checkpointing::OpSelective) {
+    // Kept: the block input (sharded with SP), the outputs of the block's odd-numbered linear
+    // GEMMs in order (q, k, v or fused qkv; out-proj; gate, up or fused gate-up; down), and the
+    // attention kernel's output with its FP32 log-sum-exp. Everything else is recomputed.
+    const double d = static_cast<double>(m.head_dim()), sb = s * b;
+    std::vector<double> outs;  // output elements of each linear GEMM (whole, before TP)
+    if (w.fused_qkv) outs.push_back(sb * (a + 2 * g) * d);
+    else outs.insert(outs.end(), {sb * a * d, sb * g * d, sb * g * d});
+    outs.push_back(sbh);
+    if (m.activation == Activation::SwiGLU) {
+      if (w.fused_gate_up) outs.push_back(2 * sb * f);
+      else outs.insert(outs.end(), {sb * f, sb * f});
+    } else {
+      outs.push_back(sb * f);
+    }
+    outs.push_back(sbh);
+    double kept = 0;
+    for (size_t i = 0; i < outs.size(); i += 2) kept += 2 * outs[i];
+    kept += 2 * sb * a * d + 4 * a * sb;  // attention output (BF16) and log-sum-exp (FP32)
+    const double input = 2 * sbh;
+    return Bytes(el * ((w.sequence_parallel ? input / t : input) + kept / t));
+  }
   if (w.checkpointing == Checkpointing::Full) {
     // Only the block input survives; Megatron keeps it sharded with SP.
     return Bytes(el * 2 * sbh / (w.sequence_parallel ? t : 1.0));
@@ -141,10 +164,11 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
                        static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
     // Largest temporary (see rank_memory_inputs), and under full recompute one layer's full activations.
     Bytes tmp = in.largest_output;
-    if (w.checkpointing == Checkpointing::Full) {
+    if (w.checkpointing == Checkpointing::Full || w.checkpointing == Checkpointing::OpSelective) {
+      // The layer being recomputed holds its activations again (per-op: the ones it did not keep).
       Workload nw = w;
       nw.checkpointing = Checkpointing::None;
-      tmp += layer_activation_bytes(m, nw);
+      tmp += layer_activation_bytes(m, nw) - (w.checkpointing == Checkpointing::Full ? Bytes(0) : layer_activation_bytes(m, w));
     }
     b.temporary = tmp;
     out.push_back(b);

@@ -197,6 +197,17 @@ struct GraphBuilder {
 
 }  // namespace
 
+// torchtitan's per-op policy (_save_list: mm, the SDPA kernels, reduce_scatter): an op is
+// recomputed unless it is a matmul with an odd count in its block (1st, 3rd, ...), the attention
+// kernel, or a reduce-scatter. So norms, rotary, activations, quantize ops and TP all-gathers are
+// recomputed, as are every second linear GEMM (wk, wo, w3 in torchtitan's Llama order).
+bool op_selective_recomputes(const FwdOp& f, int& matmuls) {
+  if (f.attention_core) return false;
+  if (f.op.kind == OpKind::Gemm) return ++matmuls % 2 == 0;
+  if (f.op.is_collective()) return f.op.kind == OpKind::AllGather;
+  return true;
+}
+
 DType compute_dtype(const Workload& w) { return w.precision == Precision::FP32 ? DType::FP32 : DType::BF16; }
 
 int64_t stage_layers(const ModelSpec& m, const Workload& w) {
@@ -325,8 +336,10 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
       if (zero3 && std::next(it) != pieces.rend()) st.backward.push_back(gather(*std::next(it), Phase::Backward));
       if (it->is_block && w.checkpointing != Checkpointing::None) {
+        int matmuls = 0;  // per-op selective: the block's linear GEMMs in order
         for (auto& f : it->fwd) {
           bool redo = w.checkpointing == Checkpointing::Full || f.attention_core;
+          if (w.checkpointing == Checkpointing::OpSelective) redo = op_selective_recomputes(f, matmuls);
           if (!redo) continue;
           if (f.op.is_collective() && f.role == Role::TpEnter && !sp) continue;
           Op o = f.op;

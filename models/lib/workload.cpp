@@ -41,6 +41,7 @@ const char* to_string(Checkpointing c) {
     case Checkpointing::None: return "none";
     case Checkpointing::Selective: return "selective";
     case Checkpointing::Full: return "full";
+    case Checkpointing::OpSelective: return "op_selective";
   }
   return "?";
 }
@@ -142,8 +143,11 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
   w.fp32_grads = r.choice_or("grad_dtype", gdef, {"bf16", "fp32"}) == "fp32";
   if (w.precision == Precision::FP32 && !w.fp32_grads)
     r.fail("grad_dtype", "fp32 training keeps fp32 gradients; remove grad_dtype or set \"fp32\"");
-  std::string ck = r.choice("checkpointing", {"none", "selective", "full"});
-  w.checkpointing = ck == "none" ? Checkpointing::None : ck == "selective" ? Checkpointing::Selective : Checkpointing::Full;
+  std::string ck = r.choice("checkpointing", {"none", "selective", "full", "op_selective"});
+  w.checkpointing = ck == "none"        ? Checkpointing::None
+                    : ck == "selective" ? Checkpointing::Selective
+                    : ck == "full"      ? Checkpointing::Full
+                                        : Checkpointing::OpSelective;
   {
     auto f = r.child("fused");
     w.fused_qkv = f.boolean("qkv");

@@ -24,7 +24,10 @@ enum class Fp8Recipe { Delayed, Current, Rowwise };
 bool has_fp32_master(Precision p);
 // The dtype of the block linear layers' GEMMs (BF16 / FP32 outside the low-precision modes).
 DType linear_dtype(Precision p);
-enum class Checkpointing { None, Selective, Full };
+// Selective: Megatron's attention-core recompute. OpSelective: torchtitan's per-op selective AC
+// (keep the outputs of matmuls and of the attention kernel except every second matmul of a
+// block, recompute everything else). Full: only the block input is kept.
+enum class Checkpointing { None, Selective, Full, OpSelective };
 enum class Schedule { OneF1B, GPipe };
 enum class PricePlan { OnDemand, Reserved };
 // Attention kernel. Unfused: QK^T into an s x s score tensor in HBM, softmax, x V (Megatron

@@ -68,6 +68,11 @@ TEST_CASE("interval coverage: each row against the interval built with its whole
   CHECK(c["B"]["covered"] == 1);
   CHECK(c["all"]["rows"] == 6);
   CHECK(c["all"]["coverage_pct"].get<double>() == Approx(50.0));
+  // One dataset alone: nothing to build a held-out interval from, so no row is counted.
+  nlohmann::json one = nlohmann::json::array();
+  one.push_back(rows[0]);
+  one.push_back(rows[1]);
+  CHECK(interval_coverage(one).empty());
 }
 
 TEST_CASE("price files: dated, every plan a number or null, unknown instances refused by name", "[compare][prices]") {

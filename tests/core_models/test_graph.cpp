@@ -241,3 +241,35 @@ TEST_CASE("balanced and explicit pipeline splits: every layer once, the extra la
   w.layers_per_stage = {0, 10, 10, 10};
   CHECK_THROWS_WITH(build_step_plan(m, w), Catch::Contains("at least one layer"));
 }
+
+// Issue 25 item 2: torchtitan's per-op selective activation checkpointing.
+TEST_CASE("per-op selective AC: every second linear GEMM and all non-GEMM ops recomputed, attention kept", "[graph][checkpoint]") {
+  auto m = load_model_spec(model_path("llama3.1-8b"));
+  auto w = workload("llama3.1-8b", "trn1.32xlarge", 1, 1, 1, 32, 1, 32, 4096);
+  w.attention = Attention::Flash;
+  w.fused_qkv = false, w.fused_gate_up = false;  // torchtitan: wq, wk, wv, wo, w1, w3, w2
+  w.checkpointing = Checkpointing::OpSelective;
+  const auto plan = build_step_plan(m, w);
+  int recomputed_gemms = 0, recomputed_other = 0, recomputed_flash = 0;
+  for (const auto& st : plan.stages)
+    for (auto v : st.backward) {
+      const Op& op = st.graph[v];
+      if (op.phase != Phase::Recompute) continue;
+      if (op.label.find("flash") != std::string::npos) ++recomputed_flash;
+      else if (op.kind == OpKind::Gemm) ++recomputed_gemms;
+      else if (!op.is_collective()) ++recomputed_other;
+    }
+  CHECK(recomputed_gemms == 3 * m.layers);  // wk, wo, w3 of each block
+  CHECK(recomputed_flash == 0);             // the attention kernel's output is kept
+  CHECK(recomputed_other >= 3 * m.layers);  // norms, rotary, SwiGLU at least
+  // Memory per layer: block input + outputs of wq, wv, w1, w2 + attention output (BF16) and LSE (FP32).
+  const double s = 4096, b = 1, h = 4096, f = 14336, a = 32, g = 8, d = 128;
+  const double expect = 2 * s * b * h + 2 * (s * b * a * d + s * b * g * d + s * b * f + s * b * h) + 2 * s * b * a * d + 4 * a * s * b;
+  CHECK(layer_activation_bytes(m, w).base() == Approx(expect));
+  // Between selective (attention core only) and full in memory.
+  auto sel = w, full = w;
+  sel.checkpointing = Checkpointing::Selective;
+  full.checkpointing = Checkpointing::Full;
+  CHECK(layer_activation_bytes(m, w).base() < layer_activation_bytes(m, sel).base());
+  CHECK(layer_activation_bytes(m, w).base() > layer_activation_bytes(m, full).base());
+}
