@@ -152,7 +152,10 @@ TEST_CASE("torchtitan rows: FSDP2 as ZeRO-3, float8 recipes, async TP, named blo
   const auto& async = row(v, 22, Metric::TokensPerSPerGpu);
   CHECK(async.workload.tp_overlap);
   CHECK(row(v, 23, Metric::TokensPerSPerGpu).workload.fp8_recipe == Fp8Recipe::Rowwise);
-  CHECK(row(v, 31, Metric::TokensPerSPerGpu).not_expressible.find("per-op selective") != std::string::npos);
+  const auto& op_sac = row(v, 31, Metric::TokensPerSPerGpu);  // per-op selective AC: torchtitan's own policy
+  REQUIRE(op_sac.has_workload);
+  CHECK(op_sac.workload.checkpointing == Checkpointing::OpSelective);
+  CHECK_FALSE((op_sac.workload.fused_qkv || op_sac.workload.fused_gate_up));
   const auto& cp = row(v, 5, Metric::TokensPerSPerGpu);  // 8B, seq 65536 on 8 GPUs: FSDP 4 x CP 2
   REQUIRE(cp.has_workload);
   CHECK((cp.workload.cp == 2 && cp.workload.dp == 4 && cp.workload.zero == 3));
@@ -160,5 +163,19 @@ TEST_CASE("torchtitan rows: FSDP2 as ZeRO-3, float8 recipes, async TP, named blo
   CHECK(row(v, 46, Metric::TokensPerSPerGpu).not_expressible.find("power-limited B200") != std::string::npos);
   CHECK(row(v, 49, Metric::TokensPerSPerGpu).not_expressible.find("MoE") != std::string::npos);
   // Every row is either a workload or names what it lacks.
+  for (const auto& c : v) CHECK(c.has_workload != !c.not_expressible.empty());
+}
+
+TEST_CASE("KempnerForge rows: total tokens/s per GPU, FSDP2 as ZeRO-3 on 4-GPU H200 nodes, MoE rows named", "[validation]") {
+  const auto v = load_dataset("kempnerforge", kCsv);
+  REQUIRE(v.size() == 20);
+  const auto& r = row(v, 12, Metric::TokensPerSPerGpu);  // 7B on 32 GPUs: TP 4 x FSDP 8, 155,917 tokens/s in all
+  REQUIRE(r.has_workload);
+  CHECK(r.measured == Approx(155917.0 / 32));
+  CHECK((r.workload.hw == "p5en.48xlarge" && r.workload.cores_per_node == 4 && r.workload.nodes == 8));
+  CHECK((r.workload.zero == 3 && r.workload.tp == 4 && r.workload.dp == 8 && r.workload.sequence_parallel));
+  CHECK(r.workload.checkpointing == Checkpointing::Full);
+  CHECK(r.model.ffn == 14336);
+  CHECK(row(v, 15, Metric::TokensPerSPerGpu).not_expressible.find("global batch not stated") != std::string::npos);
   for (const auto& c : v) CHECK(c.has_workload != !c.not_expressible.empty());
 }
