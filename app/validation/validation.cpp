@@ -76,6 +76,9 @@ bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predic
       case Metric::ActivationsGiB:
         predicted = in_gib(peak.activations);
         return true;
+      case Metric::PeakMemoryGiB:  // everything trnsim allocates at the peak stage; no runtime overhead added
+        predicted = in_gib(peak.total());
+        return true;
       case Metric::ActivationPctOfNone: {
         Workload none = c.workload;
         none.checkpointing = Checkpointing::None;

@@ -20,6 +20,7 @@ enum class Metric {
   StatesGiB,            // params + grads + optimizer states per GPU (GiB)
   ActivationsGiB,       // activation memory per GPU (GiB)
   ActivationPctOfNone,  // activation memory as % of the same layout without recompute/SP
+  PeakMemoryGiB,        // peak device memory per GPU as the stack reports it (GiB)
 };
 const char* to_string(Metric q);
 const char* unit_of(Metric q);

@@ -22,6 +22,7 @@ const char* to_string(Metric q) {
     case Metric::StatesGiB: return "states_memory";
     case Metric::ActivationsGiB: return "activation_memory";
     case Metric::ActivationPctOfNone: return "activation_pct_of_none";
+    case Metric::PeakMemoryGiB: return "peak_memory";
   }
   return "?";
 }
@@ -31,7 +32,8 @@ const char* unit_of(Metric q) {
     case Metric::ClusterSeqPerS: return "seq/s";
     case Metric::TokensPerSPerGpu: return "tokens/s/GPU";
     case Metric::StatesGiB:
-    case Metric::ActivationsGiB: return "GiB";
+    case Metric::ActivationsGiB:
+    case Metric::PeakMemoryGiB: return "GiB";
     case Metric::ActivationPctOfNone: return "%";
   }
   return "?";

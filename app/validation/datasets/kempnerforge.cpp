@@ -13,6 +13,10 @@
 //     its per-node NIC rate is p5en's, an assumption); family h100 (same compute die).
 // Not modelled, the same for every row: torch.compile's kernel fusion (rows predict as eager).
 // Not expressible: the MoE rows (global batch not stated).
+// Memory: each dense row also gives its peak memory per GPU ("mem/GPU 80.7 GB" in the notes), read
+// as GiB (torch's allocator statistics divided by 2^30, labelled GB: an assumption); it is compared
+// with trnsim's peak-stage total, which adds no CUDA context, NCCL buffers or allocator
+// fragmentation (issue 25: those are a stack property still to declare).
 #include <fmt/format.h>
 
 #include "dataset_common.hpp"
@@ -78,6 +82,15 @@ std::vector<ValidationCase> kempnerforge(const std::string& file) {
       fill_features(c);
     }
     out.push_back(c);
+    const std::string notes = t.at(r, "notes");
+    const auto at = notes.find("mem/GPU ");
+    if (c.has_workload && at != std::string::npos) {
+      ValidationCase mem = c;
+      mem.quantity = Metric::PeakMemoryGiB;
+      mem.measured = std::stod(notes.substr(at + 8));
+      mem.label = c.label + " (peak memory)";
+      out.push_back(mem);
+    }
   }
   return out;
 }
