@@ -168,7 +168,7 @@ TEST_CASE("torchtitan rows: FSDP2 as ZeRO-3, float8 recipes, async TP, named blo
 
 TEST_CASE("KempnerForge rows: total tokens/s per GPU, FSDP2 as ZeRO-3 on 4-GPU H200 nodes, MoE rows named", "[validation]") {
   const auto v = load_dataset("kempnerforge", kCsv);
-  REQUIRE(v.size() == 20);
+  REQUIRE(v.size() == 20 + 14);  // every dense row also states its peak memory per GPU
   const auto& r = row(v, 12, Metric::TokensPerSPerGpu);  // 7B on 32 GPUs: TP 4 x FSDP 8, 155,917 tokens/s in all
   REQUIRE(r.has_workload);
   CHECK(r.measured == Approx(155917.0 / 32));
@@ -176,6 +176,7 @@ TEST_CASE("KempnerForge rows: total tokens/s per GPU, FSDP2 as ZeRO-3 on 4-GPU H
   CHECK((r.workload.zero == 3 && r.workload.tp == 4 && r.workload.dp == 8 && r.workload.sequence_parallel));
   CHECK(r.workload.checkpointing == Checkpointing::Full);
   CHECK(r.model.ffn == 14336);
+  CHECK(row(v, 12, Metric::PeakMemoryGiB).measured == Approx(27.6));
   CHECK(row(v, 15, Metric::TokensPerSPerGpu).not_expressible.find("global batch not stated") != std::string::npos);
   for (const auto& c : v) CHECK(c.has_workload != !c.not_expressible.empty());
 }
