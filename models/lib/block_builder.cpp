@@ -94,6 +94,7 @@ struct Emitter {
 
   // QKV projection, rotary, attention core, output projection (no collective).
   void attention() {
+    if (c.m.mla.active()) return latent_attention();
     const int64_t T = c.tokens(), d = c.m.head_dim();
     const int64_t a = c.m.heads / t();
     const int64_t g = std::max<int64_t>(1, c.m.kv_heads / t());
@@ -108,6 +109,38 @@ struct Emitter {
       auto rot = static_cast<int64_t>(static_cast<double>(T * (a + g) * d) * c.m.rotary_fraction);
       elementwise("rotary", rot, 2, 3, false, 3);
     }
+    attention_core(a, g, d, d);
+    quantize("proj_in", T * a * d, false);
+    linear("out_proj", T, a * d, h());
+  }
+  // Multi-head latent attention (DeepSeek-V3; Megatron-Core's MLA): the down projections to the
+  // query and key/value latents are small and duplicated on every TP rank, each latent is
+  // normalised, the up projections are column-parallel over heads; the attention core runs with
+  // qk_nope + qk_rope wide queries / keys and v_head_dim wide values, all heads distinct.
+  void latent_attention() {
+    const MlaSpec& ml = c.m.mla;
+    const int64_t T = c.tokens(), a = c.m.heads / t(), qk = ml.qk_head_dim(), dv = ml.v_head_dim;
+    auto latent_norm = [&](const std::string& name, int64_t width) {
+      compute(ops::vector_op(OpKind::Norm, name, T * width, width, 1, 2, false, 5, c.dt));
+    };
+    if (ml.q_lora_rank > 0) {
+      linear("q_down", T, h(), ml.q_lora_rank);
+      latent_norm("q_latent_norm", ml.q_lora_rank);
+      linear("q_up", T, ml.q_lora_rank, a * qk);
+    } else {
+      linear("q", T, h(), a * qk);
+    }
+    linear("kv_down", T, h(), ml.kv_lora_rank + ml.qk_rope_head_dim);
+    latent_norm("kv_latent_norm", ml.kv_lora_rank);
+    linear("kv_up", T, ml.kv_lora_rank, a * (ml.qk_nope_head_dim + dv));
+    if (ml.qk_rope_head_dim > 0) elementwise("rotary", T * (a + 1) * ml.qk_rope_head_dim, 2, 3, false, 3);
+    attention_core(a, a, qk, dv);
+    quantize("proj_in", T * a * dv, false);
+    linear("out_proj", T, a * dv, h());
+  }
+  // Scores, softmax and context of `a` local query heads against `g` key/value heads, with
+  // query/key width dqk and value width dv.
+  void attention_core(int64_t a, int64_t g, int64_t dqk, int64_t dv) {
     const int64_t b = c.w.micro_batch, s = c.w.seq_len;
     if (c.w.attention == Attention::Flash) {
       // One fused kernel: scores and probabilities never leave on-chip memory; dropout is
@@ -119,33 +152,29 @@ struct Emitter {
       const int64_t n = flash_key_columns(s, !c.m.encoder);
       Bytes ring;
       if (c.w.cp > 1) {
-        ring = Bytes(static_cast<double>((c.w.cp - 1) * b * sq * 2 * g * d) * dtype_bytes(c.dt));
+        ring = Bytes(static_cast<double>((c.w.cp - 1) * b * sq * g * (dqk + dv)) * dtype_bytes(c.dt));
         Op kv = ops::collective(OpKind::SendRecv, prefix + "cp.kv_ring", Group::CP, static_cast<int>(c.w.cp), ring);
         kv.overlap_ops = 3;
         out.push_back({std::move(kv), Role::Compute});
       }
-      Op qk = ops::gemm("flash.scores", b * a, sq, d, n, c.dt);
+      Op qk = ops::gemm("flash.scores", b * a, sq, dqk, n, c.dt);
       qk.onchip_out = true;
       Op sm = ops::vector_op(OpKind::Softmax, "flash.softmax", b * a * sq * n, n, 1, 3, true, 5, c.dt);
       sm.onchip_in = sm.onchip_out = true;
-      Op pv = ops::gemm("flash.context", b * a, sq, n, d, c.dt);
+      Op pv = ops::gemm("flash.context", b * a, sq, n, dv, c.dt);
       pv.onchip_in = true;
       qk.label = prefix + qk.label, sm.label = prefix + sm.label, pv.label = prefix + pv.label;
       out.push_back({std::move(qk), Role::Compute, true, true});
       out.push_back({std::move(sm), Role::Compute, true, false});
       out.push_back({std::move(pv), Role::Compute, true, false});
       out.back().ring_bwd_bytes = ring * 2.0;  // K/V again and their gradients
-      quantize("proj_in", T * a * d, false);
-      linear("out_proj", T, a * d, h());
       return;
     }
     // Batched over (micro-batch x local heads); GQA: K/V shared, shapes per query head.
-    compute(ops::gemm("scores", b * a, s, d, s, c.dt), true);
+    compute(ops::gemm("scores", b * a, s, dqk, s, c.dt), true);
     compute(ops::vector_op(OpKind::Softmax, "softmax", b * a * s * s, s, 1, 3, true, 5, c.dt), true);
     dropout("attn_dropout", b * a * s * s, true);
-    compute(ops::gemm("context", b * a, s, s, d, c.dt), true);
-    quantize("proj_in", T * a * d, false);
-    linear("out_proj", T, a * d, h());
+    compute(ops::gemm("context", b * a, s, s, dv, c.dt), true);
   }
   // Routed experts of a MoE layer on this rank's (sequence-parallel) tokens: router scores and
   // top-k, permutation, all-to-all dispatch over the EP group, the grouped GEMMs of the rank's

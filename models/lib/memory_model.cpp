@@ -40,6 +40,17 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
   double mlp_mid = (m.activation == Activation::SwiGLU ? 4 : 2) * s * b * f + 2 * s * b * f * lq;
   double core = 2 * a * s * s * b + (drop ? 3 * a * s * s * b : 0);  // softmax out (+ mask, dropout out)
   if (w.attention == Attention::Flash) core = 4 * a * s * b;  // flash: FP32 log-sum-exp per row, no s x s term
+  double latents = 0;  // MLA's query / key-value latents: duplicated on every TP rank
+  if (m.mla.active()) {
+    // Per head: Q and K qk_nope + qk_rope wide, V v_head_dim wide (no sharing between heads);
+    // the out-projection input is heads x v_head_dim; the latents and their normalised copies
+    // are kept for the up projections' weight gradients.
+    const double qkd = static_cast<double>(m.mla.qk_head_dim()), dv = static_cast<double>(m.mla.v_head_dim);
+    qk = 2 * s * b * a * qkd * 2;
+    v = 2 * s * b * a * dv;
+    proj_in = 2 * s * b * a * dv * lq;
+    latents = 2 * s * b * static_cast<double>(2 * m.mla.q_lora_rank + 2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+  }
   double inside = qk + v + proj_in + mlp_mid;
 
   if (w.checkpointing == Checkpointing::OpSelective) {
@@ -69,7 +80,7 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
     return Bytes(el * 2 * sbh / (w.sequence_parallel ? t : 1.0));
   }
   if (w.checkpointing == Checkpointing::Selective) core = 0;  // attention core recomputed
-  double total = (w.sequence_parallel ? outside / t : outside) + inside / t + core / t;
+  double total = (w.sequence_parallel ? outside / t : outside) + inside / t + core / t + latents;
   return Bytes(el * total);
 }
 

@@ -16,6 +16,12 @@ int64_t ModelSpec::expert_parameters(int64_t layer) const {
 int64_t ModelSpec::layer_parameters(int64_t layer) const {
   const int64_t h = hidden, d = head_dim();
   int64_t attn = h * (heads * d) + 2 * h * (kv_heads * d) + (heads * d) * h;
+  if (mla.active()) {  // down / up projections with their latent norms, and the output projection
+    const int64_t qk = mla.qk_head_dim(), ql = mla.q_lora_rank, kl = mla.kv_lora_rank;
+    const int64_t q = ql > 0 ? h * ql + ql + ql * heads * qk : h * heads * qk;
+    attn = q + h * (kl + mla.qk_rope_head_dim) + kl + kl * heads * (mla.qk_nope_head_dim + mla.v_head_dim) +
+           heads * mla.v_head_dim * h;
+  }
   int64_t mlp = (activation == Activation::SwiGLU ? 3 : 2) * h * ffn;
   if (is_moe_layer(layer))  // router + shared experts + routed experts
     mlp = h * moe.experts + moe.shared_experts * 3 * h * moe.expert_ffn + expert_parameters(layer);
@@ -91,6 +97,19 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file)
     e.finish();
     if (m.moe.top_k > m.moe.experts)
       e.fail("top_k", fmt::format("top_k {} exceeds the {} experts; use at most {}", m.moe.top_k, m.moe.experts, m.moe.experts));
+  }
+  if (r.has("mla")) {
+    auto a = r.child("mla");
+    m.mla.q_lora_rank = a.integer_or("q_lora_rank", 0, 0, 1 << 16);
+    m.mla.kv_lora_rank = a.integer("kv_lora_rank", 1, 1 << 16);
+    m.mla.qk_nope_head_dim = a.integer("qk_nope_head_dim", 1, 4096);
+    m.mla.qk_rope_head_dim = a.integer("qk_rope_head_dim", 0, 4096);
+    m.mla.v_head_dim = a.integer("v_head_dim", 1, 4096);
+    a.ignore("source");
+    a.ignore("notes");
+    a.finish();
+    if (m.kv_heads != m.heads)
+      r.fail("kv_heads", "multi-head latent attention projects keys and values per head; remove kv_heads or set it to heads");
   }
   if (r.string("source").empty()) r.fail("source", "empty; say where the architecture figures come from (paper, config.json)");
   r.ignore("notes");

@@ -20,6 +20,16 @@ struct MoeSpec {
   bool active() const { return experts > 0; }
 };
 
+// Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): queries and keys/values go through
+// low-rank latents (q_lora_rank, kv_lora_rank) and are projected back up per head; each head's
+// query/key is qk_nope + qk_rope wide (the rope part of the key is shared by all heads), its value
+// v_head_dim wide. q_lora_rank 0: queries projected directly.
+struct MlaSpec {
+  int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  bool active() const { return kv_lora_rank > 0; }
+  int64_t qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
+};
+
 struct ModelSpec {
   std::string name;
   std::string file;
@@ -36,6 +46,7 @@ struct ModelSpec {
   double public_parameters = 0;   // the published size, for the parameter-count test
   int64_t head_dim_override = 0;  // head dimension when not hidden / heads (Qwen3: 128)
   MoeSpec moe;
+  MlaSpec mla;
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden / heads; }
   bool is_moe_layer(int64_t layer) const { return moe.active() && layer >= moe.dense_layers; }
