@@ -116,7 +116,12 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
     if (!systems.count(sys)) blockers.push_back("hardware: no " + sys + " file");
     NemoPrecision np{};
     if (!nemo_precision(prec, t.at(r, "container"), np)) blockers.push_back("precision label \"" + prec + "\" unknown");
-    if (moe && !moe->model_file) blockers.push_back(std::string("MoE: ") + moe->missing);
+    if (moe && !moe->model_file) {
+      std::string why = std::string("MoE: ") + moe->missing;
+      const std::string mtp = "; multi-token prediction (MTP) module";
+      if (contains(name, "w/o MTP") && why.find(mtp) != std::string::npos) why.erase(why.find(mtp), mtp.size());
+      blockers.push_back(why);
+    }
     if (!contains(task, "Pre")) blockers.push_back("fine-tuning / LoRA");
     const bool fsdp_on = !fsdp.empty() && fsdp[0] != '0';
     const NemoShape* shape = nullptr;
