@@ -70,6 +70,7 @@ const NemoMoe kNemoMoe[] = {
     // MLA is modelled (models/deepseek-v3.json); what still stops these rows: 61 layers over the
     // pages' PP x VP (8, 16, 32 chunks) need Megatron-Bridge's pipeline_model_parallel_layout,
     // which the tables do not give, and most rows include the multi-token-prediction module.
+    {"DeepSeekV4", nullptr, "model file not written (DeepSeek-V4 Flash's shape is not in the sources)"},
     {"DeepSeek", nullptr, "pipeline layout of 61 layers not stated; multi-token prediction (MTP) module"},
     {"Kimi", nullptr, "model file not written (Kimi K2's shape is recalled, not re-read)"},
     {"GPT OSS", nullptr, "alternating sliding-window attention with attention sinks"},
