@@ -48,9 +48,11 @@ os.makedirs(os.path.join(ROOT, "build", "pip"), exist_ok=True)  # egg_base must 
 
 def data_files():
     files = [("bin", [os.path.join(STAGE, "trnsim")])]
-    for sub in ("hw", "models", "workloads", "schema"):
+    for sub in ("hw", "models", "workloads", "schema", "studies", "prices"):
         found = sorted(glob.glob(os.path.join(sub, "*.json")))
         files.append((os.path.join("share", "trnsim", sub), found))
+    # the validation residuals behind the prediction intervals of `trnsim run` and `trnsim compare`
+    files.append((os.path.join("share", "trnsim", "results"), ["results/validation.json"]))
     return files
 
 
