@@ -190,12 +190,13 @@ nlohmann::json run_compare(const CompareOptions& o) {
   const PriceFile prices = load_price_file(price_file);
   for (const auto& h : s.hardware) prices.price(h.hw, prices.plans.front());  // every hw priced (else a clear error)
   const IntervalModel intervals(o.validation_json.empty() ? data_dir() + "/results/validation.json" : o.validation_json);
+  std::vector<std::string> low(s.hardware.size());  // each hardware's fastest low precision ("" if none)
+  for (size_t h = 0; h < s.hardware.size(); ++h) low[h] = best_low_precision(load_hw_spec(hw_path(s.hardware[h].hw)));
   std::vector<Cell> cells;
   for (size_t m = 0; m < s.models.size(); ++m)
     for (size_t h = 0; h < s.hardware.size(); ++h) {
       cells.push_back({m, h, "bf16"});
-      const std::string low = best_low_precision(load_hw_spec(hw_path(s.hardware[h].hw)));
-      if (!low.empty()) cells.push_back({m, h, low});
+      if (!low[h].empty()) cells.push_back({m, h, low[h]});
     }
   auto progress = [&](size_t done, size_t n) {
     if (o.progress) std::cerr << fmt::format("\rtrnsim compare: {}/{} searches", done, n) << (done == n ? "\n" : "");

@@ -102,8 +102,7 @@ void use_lnc(const Workload& w, HwSpec& hw) {
 // needs its per-op host cost in the file (compiled has none).
 void use_execution(const Workload& w, HwSpec& hw) {
   if (w.execution.empty()) return;
-  const Execution e = w.execution == "eager" ? Execution::Eager : w.execution == "lazy" ? Execution::Lazy
-                                                                                       : Execution::Compiled;
+  const Execution e = parse_execution(w.execution);
   if (e == Execution::Eager && hw.host.dispatch_s == 0)
     throw ConfigError(config_message(w.file, "/execution",
                                      fmt::format("{} ({}) gives no eager per-op cost (host.dispatch_us); use \"{}\"",

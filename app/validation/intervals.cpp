@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "scenario.hpp"
+#include "validation_case.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/json_reader.hpp"
 
@@ -41,7 +42,7 @@ std::vector<Residual> residuals(const nlohmann::json& rows) {
   std::vector<Residual> out;
   for (const auto& r : rows) {
     if (!r.contains("error_lodo_pct") || !r.contains("family") || !r.contains("dataset")) continue;
-    if (r.value("quantity", "").find("memory") != std::string::npos) continue;
+    if (!is_performance_quantity(r.value("quantity", ""))) continue;
     const std::string st = r.value("status", "");
     if (st != "predicted" && st != "calibration") continue;
     out.push_back({r["family"], r["dataset"], r["error_lodo_pct"].get<double>() / 100});

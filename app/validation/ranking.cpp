@@ -1,6 +1,8 @@
 // ranking.cpp — see ranking.hpp.
 #include "ranking.hpp"
 
+#include "validation_case.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,7 +30,7 @@ std::vector<double> ranks(const std::vector<double>& x) {
 
 // Throughput (bigger = faster) of a value of the row's quantity.
 double throughput(const nlohmann::json& r, double v) {
-  if (r["quantity"] == "iteration_time") return r.value("tokens_per_step", 0.0) / v;
+  if (r["quantity"] == to_string(Metric::IterationTime)) return r.value("tokens_per_step", 0.0) / v;
   return v;
 }
 
@@ -54,9 +56,9 @@ nlohmann::json ranking_quality(const nlohmann::json& rows) {
     const std::string st = r.value("status", "");
     if (st != "predicted" && st != "calibration") continue;
     const std::string q = r.value("quantity", "");
-    if (q != "iteration_time" && q != "cluster_seq_per_s" && q != "tokens_per_s_per_gpu") continue;
+    if (!is_performance_quantity(q)) continue;
     if (!r.contains("predicted") || !r.contains("hw")) continue;
-    if (q == "iteration_time" && r.value("tokens_per_step", 0.0) <= 0) continue;
+    if (q == to_string(Metric::IterationTime) && r.value("tokens_per_step", 0.0) <= 0) continue;
     groups[fmt::format("{} | {} | {} | {} GPUs | seq {} | {}", r["dataset"].get<std::string>(), r["model"].get<std::string>(),
                        r["hw"].get<std::string>(), r["gpus"].get<int64_t>(), r["seq"].get<int64_t>(), r.value("precision", ""))]
         .push_back(&r);

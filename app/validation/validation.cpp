@@ -314,8 +314,7 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     return r["dataset"].get<std::string>() + " / " + r["quantity"].get<std::string>();
   });
   v["by_family"] = summarise([](const nlohmann::json& r) {
-    const std::string q = r["quantity"];
-    const bool perf = q == "iteration_time" || q == "cluster_seq_per_s" || q == "tokens_per_s_per_gpu";
+    const bool perf = is_performance_quantity(r["quantity"]);
     return (perf ? r["family"].get<std::string>() + " / performance" : r["family"].get<std::string>() + " / memory");
   });
   std::map<std::string, std::pair<int, int>> blockers;  // feature -> (rows it blocks, rows it alone blocks)

@@ -26,6 +26,8 @@ const char* to_string(Metric q);
 const char* unit_of(Metric q);
 // Time-like quantities depend on the calibrated hardware parameters; memory ones do not.
 bool is_performance(Metric q);
+// The same for a quantity's name in validation.json (to_string of a Metric).
+bool is_performance_quantity(const std::string& name);
 
 struct ValidationCase {
   std::string dataset;

@@ -182,7 +182,7 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
     // Default mode: stated, or the one whose per-op cost the file gives.
     const std::string fallback = h.host.dispatch_s > 0 ? "eager" : h.host.trace_s > 0 ? "lazy" : "compiled";
     const std::string mode = hs.choice_or("execution", fallback, {"eager", "lazy", "compiled"});
-    const Execution e = mode == "eager" ? Execution::Eager : mode == "lazy" ? Execution::Lazy : Execution::Compiled;
+    const Execution e = parse_execution(mode);
     if (e == Execution::Eager && h.host.dispatch_s == 0)
       hs.fail("execution", "\"eager\" needs dispatch_us (the host cost to issue one op)");
     if (e == Execution::Lazy && h.host.trace_s == 0)
@@ -242,6 +242,10 @@ const char* to_string(Execution e) {
     case Execution::Compiled: return "compiled";
   }
   return "?";
+}
+
+Execution parse_execution(const std::string& word) {
+  return word == "eager" ? Execution::Eager : word == "lazy" ? Execution::Lazy : Execution::Compiled;
 }
 
 void HwSpec::set_lnc(int k) {

@@ -115,6 +115,8 @@ struct CollectiveSpec {
 // per-op costs of the other modes do not apply (op_dispatch_s / op_trace_s).
 enum class Execution { Eager, Lazy, Compiled };
 const char* to_string(Execution e);
+// "eager" / "lazy" / "compiled" (the caller has checked the word).
+Execution parse_execution(const std::string& word);
 struct HostSpec {
   double dispatch_s = 0;  // the file's per-op cost of eager and of lazy execution
   double trace_s = 0;

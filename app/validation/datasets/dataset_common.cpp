@@ -41,6 +41,11 @@ const char* unit_of(Metric q) {
 bool is_performance(Metric q) {
   return q == Metric::IterationTime || q == Metric::ClusterSeqPerS || q == Metric::TokensPerSPerGpu;
 }
+bool is_performance_quantity(const std::string& name) {
+  for (Metric q : {Metric::IterationTime, Metric::ClusterSeqPerS, Metric::TokensPerSPerGpu})
+    if (name == to_string(q)) return true;
+  return false;
+}
 
 namespace datasets {
 
@@ -110,6 +115,16 @@ void fill_features(ValidationCase& c) {
   c.params_b = static_cast<double>(c.model.total_parameters()) / 1e9;
   c.tp = c.workload.tp, c.pp = c.workload.pp, c.seq = c.workload.seq_len;
   c.gpus = c.workload.devices();
+}
+
+void use_fsdp2_tp_stack(Workload& w) {
+  w.fp32_grads = true;
+  w.zero = w.dp_cp() > 1 ? 3 : 0;
+  w.reduce_every_micro_batch = w.zero == 3;
+  w.sequence_parallel = w.tp > 1;
+  w.attention = Attention::Flash;
+  w.fused_qkv = false;
+  w.fused_gate_up = false;
 }
 
 int64_t cores_per_node_of(const std::string& hw) {

@@ -68,14 +68,8 @@ std::vector<ValidationCase> kempnerforge(const std::string& file) {
                             inum(t, r, "global_batch"), inum(t, r, "seq_len"));
       w.cores_per_node = per_node;
       w.precision = Precision::MixedBF16;
-      w.fp32_grads = true;
-      w.zero = dp > 1 ? 3 : 0;
-      w.reduce_every_micro_batch = w.zero == 3;
-      w.sequence_parallel = tp > 1;
-      w.attention = Attention::Flash;
+      use_fsdp2_tp_stack(w);
       w.checkpointing = Checkpointing::Full;
-      w.fused_qkv = false;
-      w.fused_gate_up = false;
       c.has_workload = true;
       c.workload = w;
       c.model = m;

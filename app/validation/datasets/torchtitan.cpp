@@ -106,19 +106,12 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = p;
       w.fp8_recipe = recipe;
-      w.fp32_grads = true;
-      w.zero = w.dp_cp() > 1 ? 3 : 0;  // FSDP2 shards over the data-parallel x context-parallel mesh
-      w.reduce_every_micro_batch = w.zero == 3;
-      w.sequence_parallel = tp > 1;
+      use_fsdp2_tp_stack(w);  // FSDP2 shards over the data-parallel x context-parallel mesh
       w.tp_overlap = tp > 1 && contains(notes, "async TP");
-      w.attention = Attention::Flash;
+      // The per-op policy counts the unfused wq, wk, wv, wo, w1, w3, w2 matmuls in that order.
       w.checkpointing = contains(rec, "full")        ? Checkpointing::Full
                         : contains(rec, "selective") ? Checkpointing::OpSelective
                                                      : Checkpointing::None;
-      // torchtitan's Llama: separate wq, wk, wv and w1, w3 nn.Linear layers (the per-op policy
-      // counts their matmuls in that order).
-      w.fused_qkv = false;
-      w.fused_gate_up = false;
       c.has_workload = true;
       c.workload = w;
       c.model = m;
