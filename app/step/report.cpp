@@ -3,6 +3,7 @@
 #include "trace.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace trnsim {
 namespace {
@@ -52,6 +53,10 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"price_plan", to_string(w.price_plan)},
                    {"model_parameters", s.model.total_parameters()}};
   if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
+  if (w.fsdp_shard == Workload::FsdpShard::Master) j["workload"]["fsdp_shard"] = "master";
+  if (!w.loss_parallel) j["workload"]["loss_parallel"] = false;
+  // The stack profile and the fields it supplied (the rest are the workload's own).
+  if (!w.stack.empty()) j["workload"]["stack"] = {{"name", w.stack}, {"from_profile", w.stack_fields}};
   if (!s.notes.empty()) j["notes"] = s.notes;
   const auto& c = r.stages[static_cast<size_t>(r.critical_stage)];
   nlohmann::json engines;
@@ -142,6 +147,13 @@ std::string render_text(const nlohmann::json& j) {
                    w["precision"].get<std::string>(), w["checkpointing"].get<std::string>(), w["fused_qkv"].get<bool>(),
                    w["fused_gate_up"].get<bool>(), w["attention"].get<std::string>(), w["virtual_stages"].get<int64_t>(),
                    w["execution"].get<std::string>());
+  if (w.contains("stack")) {
+    const auto& fields = w["stack"]["from_profile"];
+    std::vector<std::string> f(fields.begin(), fields.end());
+    o += fmt::format("  stack {} (stacks/{}.json){}{}\n", w["stack"]["name"].get<std::string>(),
+                     w["stack"]["name"].get<std::string>(), f.empty() ? " | every field set by the workload" : " | from the profile: ",
+                     fmt::join(f, ", "));
+  }
   o += fmt::format("\nstep time            {:10.4f} s   (critical stage {})\n", st["step_time_s"].get<double>(),
                    st["critical_stage"].get<int>());
   if (j.contains("interval"))

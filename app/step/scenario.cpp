@@ -2,6 +2,7 @@
 #include "scenario.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -35,6 +36,19 @@ std::string data_dir() {
 
 std::string model_path(const std::string& name) { return data_dir() + "/models/" + name + ".json"; }
 std::string hw_path(const std::string& name) { return data_dir() + "/hw/" + name + ".json"; }
+std::string stack_path(const std::string& name) {
+  const std::string path = data_dir() + "/stacks/" + name + ".json";
+  if (!std::filesystem::exists(path)) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(data_dir() + "/stacks", ec))
+      if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+    std::sort(names.begin(), names.end());
+    throw ConfigError(fmt::format("unknown stack \"{}\" (no {}); use one of: {}", name, path, fmt::join(names, ", ")));
+  }
+  return path;
+}
+StackLookup stack_lookup() { return [](const std::string& name) { return stack_path(name); }; }
 
 void validate_against_hw(const Workload& w, const HwSpec& hw) {
   auto fail = [&](const std::string& path, const std::string& msg) {
@@ -173,11 +187,12 @@ void validate_file(const std::string& file) { validate_json(load_json_file(file)
 void validate_json(const nlohmann::json& j, const std::string& file) {
   if (j.contains("instance")) hw_spec_from_json(j, file);
   else if (j.contains("layers")) model_spec_from_json(j, file);
-  else make_scenario(workload_from_json(j, file));
+  else if (j.contains("defaults") && j.contains("sources")) stack_profile_from_json(j, file);
+  else make_scenario(workload_from_json(j, file, stack_lookup()));
 }
 
 Scenario scenario_from_json(const nlohmann::json& j, const std::string& file, bool allow_oom) {
-  return make_scenario(workload_from_json(j, file), allow_oom);
+  return make_scenario(workload_from_json(j, file, stack_lookup()), allow_oom);
 }
 
 // A relative workload path that does not exist from the working directory is looked up in
@@ -191,7 +206,7 @@ std::string resolve_workload_path(const std::string& file) {
 }
 
 Scenario load_scenario(const std::string& workload_file, bool allow_oom) {
-  return make_scenario(load_workload(resolve_workload_path(workload_file)), allow_oom);
+  return make_scenario(load_workload(resolve_workload_path(workload_file), stack_lookup()), allow_oom);
 }
 
 }  // namespace trnsim

@@ -30,6 +30,9 @@ std::string data_dir();
 void set_data_dir(const std::string& dir);
 std::string model_path(const std::string& name);
 std::string hw_path(const std::string& name);
+// stacks/<name>.json in the data directory; an unknown name is a ConfigError listing the known ones.
+std::string stack_path(const std::string& name);
+StackLookup stack_lookup();
 // A relative path that does not exist from the working directory is looked up in the data
 // directory too (workloads/x.json, studies/x.json work from anywhere).
 std::string resolve_workload_path(const std::string& file);

@@ -321,6 +321,16 @@ std::vector<FwdOp> head_forward(const ShardContext& c) {
     e.tp_boundary(Role::TpEnter, "logits_enter");
   }
   e.gemm("logits", T, h, v);
+  if (!c.w.loss_parallel && c.w.tp > 1) {
+    // Replicated loss: the vocabulary shards are all-gathered and every TP rank computes the
+    // cross-entropy over the full vocabulary (its backward slices the gradient back to the shard;
+    // modelled as the gather's reduce-scatter, an over-count of T x V x 2 / tp bytes).
+    e.out.push_back({ops::collective(OpKind::AllGather, "head.logits_gather", Group::TP, static_cast<int>(c.w.tp),
+                                     Bytes(static_cast<double>(T * c.m.vocab) * dtype_bytes(c.dt))),
+                     Role::TpGather, false});
+    e.compute(ops::vector_op(OpKind::CrossEntropy, "cross_entropy", T * c.m.vocab, c.m.vocab, 1, 3, true, 5, DType::FP32));
+    return e.out;
+  }
   e.compute(ops::vector_op(OpKind::CrossEntropy, "cross_entropy", T * v, v, 1, 3, true, 5, DType::FP32));
   if (c.w.tp > 1) {  // vocab-parallel loss: max, target logit, sum-exp, each a small all-reduce
     for (const char* n : {"ce_max", "ce_target", "ce_sum"})

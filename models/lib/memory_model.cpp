@@ -152,7 +152,10 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       double piece = static_cast<double>(m.max_layer_parameters());
       if (in.first) piece = std::max(piece, static_cast<double>(m.embedding_parameters()));
       if (last) piece = std::max(piece, static_cast<double>(m.head_parameters()));
-      b.weights = Bytes(sharded * pbytes + 2.0 * piece / static_cast<double>(w.tp) * pbytes);
+      // With fsdp_shard "master" the shard is the FP32 master itself (counted below): only the
+      // gathered pieces exist in the compute dtype.
+      const double shard = w.fsdp_shard == Workload::FsdpShard::Master && has_fp32_master(w.precision) ? 0.0 : sharded;
+      b.weights = Bytes(shard * pbytes + 2.0 * piece / static_cast<double>(w.tp) * pbytes);
     }
     // ZeRO-2/3 keep their gradient shard plus one layer's full gradients (the reduce bucket in flight).
     b.gradients = w.zero >= 2 ? Bytes(sharded * gbytes + P / static_cast<double>(std::max<int64_t>(1, layers)) * gbytes)
@@ -171,7 +174,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     b.activations = b.activation_per_layer * static_cast<double>(chunk_layers * b.in_flight);
     // FP32 logits kept for the loss: one micro-batch's under 1F1B (its backward follows at once), all under GPipe.
     if (last)
-      b.activations += Bytes(4.0 * w.micro_batch * (w.seq_len / w.cp) * ((m.vocab + w.tp - 1) / w.tp)) *
+      b.activations += Bytes(4.0 * w.micro_batch * (w.seq_len / w.cp) * (w.loss_parallel ? (m.vocab + w.tp - 1) / w.tp : m.vocab)) *
                        static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
     // Largest temporary (see rank_memory_inputs), and under full recompute one layer's full activations.
     Bytes tmp = in.largest_output;

@@ -49,12 +49,35 @@ const char* to_string(Schedule s) { return s == Schedule::OneF1B ? "1f1b" : "gpi
 const char* to_string(Attention a) { return a == Attention::Flash ? "flash" : "unfused"; }
 const char* to_string(PricePlan p) { return p == PricePlan::OnDemand ? "on_demand" : "reserved"; }
 
-Workload load_workload(const std::string& file) { return workload_from_json(load_json_file(file), file); }
+Workload load_workload(const std::string& file, const StackLookup& stacks) {
+  return workload_from_json(load_json_file(file), file, stacks);
+}
 
-Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
+namespace {
+// The workload with its stack profile's defaults beneath it (unchanged without "stack").
+nlohmann::json with_profile(const nlohmann::json& j, const std::string& file, const StackLookup& stacks, Workload& w) {
+  if (!j.is_object() || !j.contains("stack")) return j;
+  JsonReader r(j, file);
+  w.stack = r.string("stack");
+  if (w.stack.empty() || w.stack.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789._-") != std::string::npos ||
+      w.stack[0] == '.')
+    r.fail("stack", fmt::format("\"{}\" is not a stack name; use a file name from stacks/ without directory or .json "
+                                "(`trnsim list` shows them)", w.stack));
+  if (!stacks) r.fail("stack", "this reader has no stacks/ directory; load the workload through trnsim or its Python module");
+  const StackProfile profile = load_stack_profile(stacks(w.stack));
+  if (profile.name != w.stack)
+    throw ConfigError(fmt::format("{}: /name: \"{}\" but the file is stacks/{}.json; make them equal", profile.file,
+                                  profile.name, w.stack));
+  return apply_stack_defaults(j, profile, &w.stack_fields);
+}
+}  // namespace
+
+Workload workload_from_json(const nlohmann::json& given, const std::string& file, const StackLookup& stacks) {
+  Workload w;
+  const nlohmann::json j = with_profile(given, file, stacks, w);
   JsonReader r(j, file);
   r.ignore("$schema");
-  Workload w;
+  r.ignore("stack");
   w.file = file;
   w.name = r.string("name");
   w.description = r.string_or("description", "");
@@ -98,6 +121,9 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file) {
     }
     w.tp_overlap = p.boolean_or("tp_overlap", false);
     w.pp_scatter_gather = p.boolean_or("pp_scatter_gather", false);
+    w.fsdp_shard = p.choice_or("fsdp_shard", "separate", {"separate", "master"}) == "master" ? Workload::FsdpShard::Master
+                                                                                            : Workload::FsdpShard::Separate;
+    w.loss_parallel = p.boolean_or("loss_parallel", true);
     // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch.
     w.reduce_every_micro_batch = p.choice_or("grad_reduce", w.zero >= 2 ? "per_micro_batch" : "per_step",
                                              {"per_step", "per_micro_batch"}) == "per_micro_batch";
@@ -169,6 +195,7 @@ std::string workload_to_json(const Workload& w) {
   nlohmann::ordered_json j;
   j["name"] = w.name;
   if (!w.description.empty()) j["description"] = w.description;
+  if (!w.stack.empty()) j["stack"] = w.stack;
   j["model"] = w.model;
   j["hw"] = w.hw;
   j["nodes"] = w.nodes;
@@ -185,6 +212,8 @@ std::string workload_to_json(const Workload& w) {
   if (w.pipeline_split == Workload::PipelineSplit::Balanced) j["parallel"]["pipeline_split"] = "balanced";
   if (w.pipeline_split == Workload::PipelineSplit::Explicit) j["parallel"]["layers_per_stage"] = w.layers_per_stage;
   if (w.moe_load_imbalance != 1.0) j["parallel"]["moe_load_imbalance"] = w.moe_load_imbalance;
+  if (w.fsdp_shard == Workload::FsdpShard::Master) j["parallel"]["fsdp_shard"] = "master";
+  if (!w.loss_parallel) j["parallel"]["loss_parallel"] = false;
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   j["precision"] = to_string(w.precision);
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
@@ -193,7 +222,34 @@ std::string workload_to_json(const Workload& w) {
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}};
   j["attention"] = to_string(w.attention);
   j["price_plan"] = to_string(w.price_plan);
+  // Fields the profile supplied are left to it, so the document loads back with the same provenance.
+  for (const auto& f : w.stack_fields) {
+    const std::string path = f.substr(0, f.find(" = "));
+    const auto slash = path.find('/');
+    if (slash == std::string::npos) j.erase(path);
+    else if (j.contains(path.substr(0, slash))) j[path.substr(0, slash)].erase(path.substr(slash + 1));
+  }
   return j.dump(2) + "\n";
+}
+
+Workload with_stack(const Workload& w, const std::string& stack, const StackLookup& stacks) {
+  if (!stacks) throw ConfigError(fmt::format("{}: /stack: no stacks/ directory to find \"{}\" in", w.file, stack));
+  const StackProfile profile = load_stack_profile(stacks(stack));
+  nlohmann::json j = nlohmann::json::parse(workload_to_json(w));
+  for (const auto& path : stack_settable_fields()) {
+    const nlohmann::json::json_pointer ptr("/" + path);
+    if (!profile.defaults.contains(ptr) || !j.contains(ptr)) continue;
+    j[ptr.parent_pointer()].erase(ptr.back());
+    if (path == "parallel/zero") j["parallel"].erase("grad_reduce");  // follows the profile's stage
+  }
+  j["stack"] = stack;
+  // The adapters name models by their published names ("Llama 3.1 8B"), not file names.
+  j["model"] = "m";
+  j["hw"] = "h";
+  Workload out = workload_from_json(j, w.file, stacks);
+  out.model = w.model;
+  out.hw = w.hw;
+  return out;
 }
 
 }  // namespace trnsim

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "stack_profile.hpp"
 #include "trnsim/op.hpp"
 
 namespace trnsim {
@@ -45,6 +46,10 @@ const char* to_string(Attention a);
 
 struct Workload {
   std::string name, file, description;
+  // The training-stack profile the workload names (stacks/<stack>.json; empty: none), and the
+  // fields it supplied ("parallel/zero = 3"), for the report.
+  std::string stack;
+  std::vector<std::string> stack_fields;
   std::string model, hw;  // names resolved to models/<model>.json and hw/<hw>.json
   int64_t nodes = 1;
   // Cores used in each node (0: all of them). Fewer than the node has is allowed on
@@ -107,6 +112,16 @@ struct Workload {
   // DDP no_sync, Megatron, DeepSpeed ZeRO-0/1) or after every micro-batch's backward
   // (DeepSpeed ZeRO-2 and DDP without no_sync), which multiplies DP traffic by grad_accum.
   bool reduce_every_micro_batch = false;
+  // What a ZeRO-3 / FSDP rank keeps of its parameters between uses. Separate: a BF16 shard beside
+  // the FP32 master shard (DeepSpeed ZeRO-3, Megatron's distributed optimizer). Master: the
+  // sharded parameter *is* the FP32 master; BF16 copies exist only for the gathered units
+  // (PyTorch FSDP1 / FSDP2 with a mixed-precision policy: cast at all-gather time).
+  enum class FsdpShard { Separate, Master } fsdp_shard = FsdpShard::Separate;
+  // Vocabulary-parallel loss: the LM head's logits stay split over TP through the cross-entropy
+  // (Megatron's vocab-parallel CE, torchtitan's loss_parallel). Off: the logits are all-gathered
+  // and every TP rank holds and reduces the full-vocabulary logits (DTensor's default
+  // ColwiseParallel output with Replicate layout).
+  bool loss_parallel = true;
   PricePlan price_plan = PricePlan::OnDemand;
 
   int64_t devices() const { return tp * cp * pp * dp; }
@@ -117,9 +132,15 @@ struct Workload {
 // "per_micro_batch" or "per_step": the workload file's parallel.grad_reduce.
 inline const char* grad_reduce_name(const Workload& w) { return w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"; }
 
-Workload load_workload(const std::string& file);
+// A workload naming a "stack" needs `stacks` to find the profile's file (the app layer's
+// stack_path); without it such a workload is an error.
+Workload load_workload(const std::string& file, const StackLookup& stacks = {});
 // The same from parsed JSON; `file` names the source in messages.
-Workload workload_from_json(const nlohmann::json& j, const std::string& file);
+Workload workload_from_json(const nlohmann::json& j, const std::string& file, const StackLookup& stacks = {});
+// A workload built in code (the validation adapters) put under a profile: the fields the profile
+// sets are taken from it (as if the workload file had left them out); everything else is kept.
+// Set the run's own choices (checkpointing, precision, ...) after this call.
+Workload with_stack(const Workload& w, const std::string& stack, const StackLookup& stacks);
 // The inverse of load_workload: a JSON document that loads back to the same Workload.
 std::string workload_to_json(const Workload& w);
 

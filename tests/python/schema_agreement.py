@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """schema_agreement.py — the JSON Schemas (schema/*.schema.json, draft 2020-12) and trnsim's
-strict loader agree (issue 17):
+strict loader agree (issue 17; stack profiles since issue 25):
   * each schema is a valid 2020-12 schema, and every field has a description (and numbers a unit);
-  * every shipped hw / model / workload file validates against its schema, and the loader accepts it;
+  * every shipped hw / model / workload / stack file validates against its schema, and the loader accepts it;
   * every file in tests/bad/ that the loader rejects for a structural reason (unknown field, wrong
     type, out of range, unknown value, missing field, a path instead of a name) is rejected by the
     schema too. Cross-field rules (tp x pp x dp = cores, divisibility, memory) are the loader's alone,
@@ -21,7 +21,7 @@ trnsim, root = sys.argv[1], sys.argv[2]
 STRUCTURAL = ("unknown field", "expected ", "out of range", "unknown value", "missing required field", "is not a name")
 SYNTAX = ("malformed JSON", "unreadable JSON value", "duplicate key")
 schemas = {}
-for kind in ("hw", "model", "workload"):
+for kind in ("hw", "model", "workload", "stack"):
     s = json.load(open(os.path.join(root, "schema", kind + ".schema.json")))
     Draft202012Validator.check_schema(s)
     schemas[kind] = Draft202012Validator(s)
@@ -45,10 +45,13 @@ def kind_of(path):
         return "hw"
     if path.startswith(os.path.join(root, "models")) or base.startswith("model_"):
         return "model"
+    if path.startswith(os.path.join(root, "stacks")) or base.startswith("stack_"):
+        return "stack"
     return "workload"
 
 failures = []
-shipped = sorted(glob.glob(f"{root}/hw/*.json") + glob.glob(f"{root}/models/*.json") + glob.glob(f"{root}/workloads/*.json"))
+shipped = sorted(glob.glob(f"{root}/hw/*.json") + glob.glob(f"{root}/models/*.json") + glob.glob(f"{root}/workloads/*.json")
+                 + glob.glob(f"{root}/stacks/*.json"))
 for f in shipped:
     errors = [e.message for e in schemas[kind_of(f)].iter_errors(json.load(open(f)))]
     if errors:

@@ -117,16 +117,6 @@ void fill_features(ValidationCase& c) {
   c.gpus = c.workload.devices();
 }
 
-void use_fsdp2_tp_stack(Workload& w) {
-  w.fp32_grads = true;
-  w.zero = w.dp_cp() > 1 ? 3 : 0;
-  w.reduce_every_micro_batch = w.zero == 3;
-  w.sequence_parallel = w.tp > 1;
-  w.attention = Attention::Flash;
-  w.fused_qkv = false;
-  w.fused_gate_up = false;
-}
-
 int64_t cores_per_node_of(const std::string& hw) {
   static std::map<std::string, int64_t> cores;
   auto it = cores.find(hw);

@@ -1,8 +1,8 @@
 // dataset_common.hpp — what the dataset adapters (one file per CSV of the validation corpus)
 // share. Rules every adapter follows:
-//   * a row's stated configuration is used as stated; what its source leaves unstated is a
-//     structural assumption of the whole dataset (the `kStack*` blocks, each with its
-//     evidence in ../shared/reference/frameworks.md), never a per-row choice;
+//   * a row's stated configuration is used as stated; what its source leaves unstated comes
+//     from the dataset's stack profile (stacks/*.json via with_stack, each setting with its
+//     source or declared assumption), never a per-row choice;
 //   * a row trnsim cannot write down gets `not_expressible` naming every missing feature,
 //     and is counted, never dropped;
 //   * no adapter reads a measured figure except into `measured`.
@@ -29,11 +29,6 @@ ModelSpec llama3(const std::string& name, int64_t layers, int64_t hidden, int64_
 Workload workload(const std::string& file, size_t row, const ModelSpec& m, const std::string& hw, int64_t nodes,
                   int64_t tp, int64_t pp, int64_t dp, int64_t mb, int64_t gb, int64_t seq);
 void fill_features(ValidationCase& c);
-// The FSDP2 + DTensor TP stack (torchtitan, KempnerForge) on a workload: FP32 gradient reductions,
-// ZeRO-3 over the data-parallel x context-parallel mesh reducing every micro-batch, sequence
-// parallelism on the norms with TP, SDPA (flash), and Llama's separate wq / wk / wv and w1 / w3
-// linears (unfused). Precision, checkpointing and TP overlap stay the row's.
-void use_fsdp2_tp_stack(Workload& w);
 // Cores (GPUs) per node of hw/<name>.json, read once per process (adapters ask for every row).
 int64_t cores_per_node_of(const std::string& hw);
 // For stacks whose published configurations are tuned to fit (NVIDIA's recipes): the lightest

@@ -68,7 +68,7 @@ std::vector<ValidationCase> kempnerforge(const std::string& file) {
                             inum(t, r, "global_batch"), inum(t, r, "seq_len"));
       w.cores_per_node = per_node;
       w.precision = Precision::MixedBF16;
-      use_fsdp2_tp_stack(w);
+      w = with_stack(w, "kempnerforge", stack_lookup());
       w.checkpointing = Checkpointing::Full;
       c.has_workload = true;
       c.workload = w;

@@ -30,13 +30,11 @@ std::vector<ValidationCase> korthikanti(const std::string& file) {
     Workload w = workload(file, r, m, "dgx-a100-80g", gpus / 8, tp, pp, dp, inum(t, r, "micro_batch"),
                           inum(t, r, "global_batch"), seq);
     w.precision = Precision::MixedBF16;
-    w.fp32_grads = true;
+    w = with_stack(w, "megatron-lm-2022", stack_lookup());
     w.sequence_parallel = t.at(r, "sequence_parallel") == "yes";
     const std::string rc = t.at(r, "activation_recompute");
     w.checkpointing = rc == "full" ? Checkpointing::Full : rc == "attn_only" ? Checkpointing::Selective : Checkpointing::None;
     w.virtual_stages = inum(t, r, "pipeline_interleaving");
-    w.tp_overlap = true;  // async TP all-reduce (on by default since 2021-09) / SP's AG-dgrad, RS-wgrad overlap
-    w.pp_scatter_gather = true;  // scatter_gather_tensors_in_pipeline, default on (frameworks.md §1 d)
     ValidationCase c;
     c.dataset = "korthikanti2022";
     c.row = static_cast<int>(r + 1);

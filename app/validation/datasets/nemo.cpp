@@ -168,15 +168,11 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = np.precision;
       w.fp8_recipe = np.recipe;
-      w.fp32_grads = true;
-      w.sequence_parallel = tp > 1;
-      w.tp_overlap = tp > 1;
-      w.zero = fsdp_on ? 3 : 1;
-      if (w.zero == 3) w.reduce_every_micro_batch = true;
+      w.ep = std::max<int64_t>(1, ep);
+      w = with_stack(w, "nemo", stack_lookup());
+      if (fsdp_on) w.zero = 3, w.reduce_every_micro_batch = true;
       w.virtual_stages = vp;
       if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0) w.pipeline_split = Workload::PipelineSplit::EmbeddingAndLoss;
-      w.ep = std::max<int64_t>(1, ep);
-      w.attention = Attention::Flash;  // Transformer Engine picks a flash backend (cuDNN / FA)
       c.has_workload = true;
       c.workload = w;
       c.model = m;

@@ -106,7 +106,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = p;
       w.fp8_recipe = recipe;
-      use_fsdp2_tp_stack(w);  // FSDP2 shards over the data-parallel x context-parallel mesh
+      w = with_stack(w, "torchtitan", stack_lookup());
       w.tp_overlap = tp > 1 && contains(notes, "async TP");
       // The per-op policy counts the unfused wq, wk, wv, wo, w1, w3, w2 matmuls in that order.
       w.checkpointing = contains(rec, "full")        ? Checkpointing::Full

@@ -1,0 +1,123 @@
+// stack_profile.cpp — reading stacks/*.json and laying a profile under a workload (see
+// stack_profile.hpp).
+#include "stack_profile.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "trnsim/json_reader.hpp"
+#include "workload.hpp"
+
+namespace trnsim {
+
+const std::vector<std::string>& stack_settable_fields() {
+  static const std::vector<std::string> fields = {
+      "attention",         "checkpointing",          "execution",           "grad_dtype",
+      "fp8_recipe",        "fused/qkv",              "fused/gate_up",       "parallel/sequence_parallel",
+      "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap",
+      "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance",
+      "parallel/fsdp_shard", "parallel/loss_parallel"};
+  return fields;
+}
+
+namespace {
+
+nlohmann::json::json_pointer pointer(const std::string& path) { return nlohmann::json::json_pointer("/" + path); }
+
+// Every leaf of `j` as a "a/b" path (objects only; arrays are leaves).
+void leaves(const nlohmann::json& j, const std::string& prefix, std::vector<std::string>& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string p = prefix.empty() ? it.key() : prefix + "/" + it.key();
+    if (it->is_object() && !it->empty()) leaves(*it, p, out);
+    else out.push_back(p);
+  }
+}
+
+// A complete workload around the defaults, so the workload reader checks their types and values
+// (tp, pp, dp 2: every conditional default applies; fp8 so an fp8_recipe is legal).
+nlohmann::json skeleton_with(const nlohmann::json& defaults) {
+  nlohmann::json w = {{"name", "stack-check"},
+                      {"model", "m"},
+                      {"hw", "h"},
+                      {"nodes", 1},
+                      {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"sequence_parallel", false}, {"zero", 0}}},
+                      {"batch", {{"micro_batch", 1}, {"global_batch", 8}, {"seq_len", 1024}}},
+                      {"precision", "fp8"},
+                      {"checkpointing", "none"},
+                      {"fused", {{"qkv", true}, {"gate_up", true}}}};
+  w.merge_patch(defaults);
+  return w;
+}
+
+int64_t int_at(const nlohmann::json& w, const char* key, int64_t fallback) {
+  const auto p = w.find("parallel");
+  if (p == w.end() || !p->is_object()) return fallback;
+  const auto v = p->find(key);
+  return v != p->end() && v->is_number_integer() ? v->get<int64_t>() : fallback;
+}
+
+}  // namespace
+
+StackProfile load_stack_profile(const std::string& file) { return stack_profile_from_json(load_json_file(file), file); }
+
+StackProfile stack_profile_from_json(const nlohmann::json& j, const std::string& file) {
+  JsonReader r(j, file);
+  r.ignore("$schema");
+  StackProfile s;
+  s.file = file;
+  s.name = r.string("name");
+  s.description = r.string("description");
+  auto strings = [&](const char* key) {
+    std::vector<std::string> out;
+    if (!j.contains(key) || !j.at(key).is_array() || j.at(key).empty())
+      r.fail(key, "a non-empty list of strings (each naming a source or stating an assumption)");
+    for (const auto& e : j.at(key)) {
+      if (!e.is_string() || e.get<std::string>().empty()) r.fail(key, "every entry must be a non-empty string");
+      out.push_back(e.get<std::string>());
+    }
+    r.ignore(key);
+    return out;
+  };
+  s.sources = strings("sources");
+  s.assumptions = j.contains("assumptions") ? strings("assumptions") : std::vector<std::string>{};
+  if (!j.contains("defaults") || !j.at("defaults").is_object())
+    r.fail("defaults", "an object of workload fields the stack sets (e.g. {\"attention\": \"flash\"})");
+  s.defaults = j.at("defaults");
+  r.ignore("defaults");
+  r.finish();
+  std::vector<std::string> set;
+  leaves(s.defaults, "", set);
+  const auto& allowed = stack_settable_fields();
+  for (const auto& p : set)
+    if (std::find(allowed.begin(), allowed.end(), p) == allowed.end())
+      throw ConfigError(fmt::format("{}: /defaults/{}: a stack profile cannot set this field (it is the run's own); "
+                                    "remove it. A profile may set: {}",
+                                    file, p, fmt::join(allowed, ", ")));
+  // Values: the workload reader's own checks, naming this file.
+  (void)workload_from_json(skeleton_with(s.defaults), file + " /defaults");
+  return s;
+}
+
+nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackProfile& s, std::vector<std::string>* taken) {
+  nlohmann::json out = workload;
+  const int64_t tp = int_at(workload, "tp", 1), dp = int_at(workload, "dp", 1), cp = int_at(workload, "cp", 1);
+  const bool fp8 = workload.contains("precision") && workload.at("precision") == "fp8";
+  for (const auto& path : stack_settable_fields()) {
+    const auto ptr = pointer(path);
+    if (!s.defaults.contains(ptr) || out.contains(ptr)) continue;
+    nlohmann::json v = s.defaults.at(ptr);
+    // Defaults that need degrees the run does not have are switched off, not refused.
+    if ((path == "parallel/sequence_parallel" || path == "parallel/tp_overlap" || path == "parallel/pp_scatter_gather") &&
+        tp == 1)
+      v = false;
+    if (path == "parallel/zero" && dp * cp == 1) v = 0;
+    if (path == "fp8_recipe" && !fp8) continue;
+    out[ptr] = v;
+    if (taken) taken->push_back(fmt::format("{} = {}", path, v.is_string() ? v.get<std::string>() : v.dump()));
+  }
+  return out;
+}
+
+}  // namespace trnsim
