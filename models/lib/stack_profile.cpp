@@ -92,8 +92,8 @@ StackProfile stack_profile_from_json(const nlohmann::json& j, const std::string&
   const auto& allowed = stack_settable_fields();
   for (const auto& p : set)
     if (std::find(allowed.begin(), allowed.end(), p) == allowed.end())
-      throw ConfigError(fmt::format("{}: /defaults/{}: a stack profile cannot set this field (it is the run's own); "
-                                    "remove it. A profile may set: {}",
+      throw ConfigError(fmt::format("{}: /defaults/{}: unknown field for a stack profile (a profile cannot set the run's own "
+                                    "fields); remove it. A profile may set: {}",
                                     file, p, fmt::join(allowed, ", ")));
   // Values: the workload reader's own checks, naming this file.
   (void)workload_from_json(skeleton_with(s.defaults), file + " /defaults");

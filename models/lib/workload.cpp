@@ -64,7 +64,13 @@ nlohmann::json with_profile(const nlohmann::json& j, const std::string& file, co
     r.fail("stack", fmt::format("\"{}\" is not a stack name; use a file name from stacks/ without directory or .json "
                                 "(`trnsim list` shows them)", w.stack));
   if (!stacks) r.fail("stack", "this reader has no stacks/ directory; load the workload through trnsim or its Python module");
-  const StackProfile profile = load_stack_profile(stacks(w.stack));
+  std::string path;
+  try {
+    path = stacks(w.stack);
+  } catch (const ConfigError& e) {
+    r.fail("stack", e.what());
+  }
+  const StackProfile profile = load_stack_profile(path);
   if (profile.name != w.stack)
     throw ConfigError(fmt::format("{}: /name: \"{}\" but the file is stacks/{}.json; make them equal", profile.file,
                                   profile.name, w.stack));

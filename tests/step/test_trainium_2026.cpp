@@ -31,8 +31,8 @@ TEST_CASE("LNC regroups physical cores: chip totals stay, a rank gets k cores' e
 }
 
 TEST_CASE("LNC 1 and 2 run the same Llama 3.1 8B step; per-rank memory halves at LNC 1", "[lnc][run]") {
-  auto w2 = load_workload(std::string(TRNSIM_SOURCE_DIR) + "/workloads/torchneuron_llama3.1_8b_trn2_tp4_fsdp16.json");
-  auto w1 = load_workload(std::string(TRNSIM_SOURCE_DIR) + "/workloads/torchneuron_llama3.1_8b_trn2_lnc1_tp8_fsdp16.json");
+  auto w2 = load_workload(std::string(TRNSIM_SOURCE_DIR) + "/workloads/torchneuron_llama3.1_8b_trn2_tp4_fsdp16.json", stack_lookup());
+  auto w1 = load_workload(std::string(TRNSIM_SOURCE_DIR) + "/workloads/torchneuron_llama3.1_8b_trn2_lnc1_tp8_fsdp16.json", stack_lookup());
   const auto s2 = make_scenario(w2), s1 = make_scenario(w1);
   CHECK(s2.hw.lnc == 2);
   CHECK(s1.hw.lnc == 1);
@@ -49,7 +49,7 @@ TEST_CASE("LNC 1 and 2 run the same Llama 3.1 8B step; per-rank memory halves at
 }
 
 TEST_CASE("execution modes: eager adds per-op dispatch below the op time, compiled and lazy do not", "[host][run]") {
-  auto w = load_workload(std::string(TRNSIM_SOURCE_DIR) + "/workloads/torchneuron_llama3.1_8b_trn2_eager.json");
+  auto w = load_workload(std::string(TRNSIM_SOURCE_DIR) + "/workloads/torchneuron_llama3.1_8b_trn2_eager.json", stack_lookup());
   w.seq_len = 1024;  // short ops, where a per-op host cost shows
   const auto eager = make_scenario(w);
   w.execution = "compiled";

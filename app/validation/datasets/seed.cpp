@@ -24,7 +24,7 @@ std::vector<ValidationCase> seed(const std::string& file) {
     c.dataset = "seed";
     c.row = ++row;
     c.family = r["hw_family"].get<std::string>();
-    c.workload = load_workload(data_dir() + "/workloads/" + wl + ".json");
+    c.workload = load_workload(data_dir() + "/workloads/" + wl + ".json", stack_lookup());
     c.model = load_model_spec(model_path(c.workload.model));
     c.model_name = c.model.name;
     c.has_workload = true;

@@ -118,6 +118,16 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       fill_features(c);
     }
     out.push_back(c);
+    // The peak memory a row states ("Memory 82.4 GiB", torchtitan's max reserved over ranks).
+    const auto at = notes.find("Memory ");
+    if (c.has_workload && at != std::string::npos && notes.compare(at + 7, 1, "0") >= 0 && notes.compare(at + 7, 1, "9") <= 0 &&
+        notes.find("GiB", at) != std::string::npos) {
+      ValidationCase mem = c;
+      mem.quantity = Metric::PeakMemoryGiB;
+      mem.measured = std::stod(notes.substr(at + 7));
+      mem.label = c.label + " (peak memory)";
+      out.push_back(mem);
+    }
   }
   return out;
 }

@@ -1,0 +1,188 @@
+// test_stack_profile.cpp — issue 25 item 1: training stacks as declared profiles. A profile's
+// defaults fill what the workload leaves out and nothing else; defaults that need degrees the run
+// lacks are switched off; provenance survives a round trip; bad profiles are one-line errors
+// naming the stack file and the field. Also the two mechanisms profiles set: FSDP's FP32 shard
+// (fsdp_shard "master") and a replicated loss (loss_parallel false), against closed forms.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "helpers.hpp"
+#include "memory_model.hpp"
+#include "stack_profile.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
+
+using namespace trnsim;
+
+namespace {
+nlohmann::json base_workload() {
+  return nlohmann::json::parse(R"({
+    "name": "t", "model": "llama3.1-8b", "hw": "dgx-h100", "nodes": 2, "stack": "torchtitan",
+    "parallel": {"tp": 4, "pp": 1, "dp": 4},
+    "batch": {"micro_batch": 1, "global_batch": 16, "seq_len": 8192},
+    "precision": "mixed-bf16", "checkpointing": "full"})");
+}
+bool has(const std::vector<std::string>& v, const std::string& prefix) {
+  return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
+}
+const Op* find(const StepPlan& p, const std::string& label) {
+  for (const auto& st : p.stages)
+    for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
+      if (st.graph[v].label == label) return &st.graph[v];
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("stack profile: defaults fill what the workload leaves out, the workload wins", "[stack]") {
+  const Workload w = workload_from_json(base_workload(), "w.json", stack_lookup());
+  CHECK(w.stack == "torchtitan");
+  CHECK(w.attention == Attention::Flash);
+  CHECK_FALSE(w.fused_qkv);
+  CHECK(w.zero == 3);
+  CHECK(w.reduce_every_micro_batch);  // follows ZeRO-3 as for a written-out zero
+  CHECK(w.sequence_parallel);
+  CHECK(w.fp32_grads);
+  CHECK(w.fsdp_shard == Workload::FsdpShard::Master);
+  CHECK(w.checkpointing == Checkpointing::Full);  // the workload's own
+  CHECK(has(w.stack_fields, "parallel/zero = 3"));
+  CHECK_FALSE(has(w.stack_fields, "checkpointing"));
+
+  auto j = base_workload();
+  j["attention"] = "unfused";
+  j["parallel"]["zero"] = 1;
+  j["fused"] = {{"qkv", true}};
+  const Workload o = workload_from_json(j, "w.json", stack_lookup());
+  CHECK(o.attention == Attention::Unfused);
+  CHECK(o.zero == 1);
+  CHECK_FALSE(o.reduce_every_micro_batch);
+  CHECK(o.fused_qkv);
+  CHECK_FALSE(o.fused_gate_up);  // the sibling still comes from the profile
+  CHECK_FALSE(has(o.stack_fields, "attention"));
+  CHECK(has(o.stack_fields, "fused/gate_up"));
+}
+
+TEST_CASE("stack profile: defaults needing degrees the run lacks are off, not refused", "[stack]") {
+  auto j = base_workload();
+  j["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 1}};
+  j["batch"]["global_batch"] = 4;
+  j["nodes"] = 1;
+  j["cores_per_node"] = 1;
+  const Workload w = workload_from_json(j, "w.json", stack_lookup());
+  CHECK_FALSE(w.sequence_parallel);  // SP needs tp > 1 (an explicit true would be an error)
+  CHECK(w.zero == 0);                // nothing to shard over one rank
+  CHECK_FALSE(w.reduce_every_micro_batch);
+  CHECK(has(w.stack_fields, "parallel/zero = 0"));
+}
+
+TEST_CASE("stack profile: a round trip keeps the values and the provenance", "[stack]") {
+  const Workload w = workload_from_json(base_workload(), "w.json", stack_lookup());
+  const std::string text = workload_to_json(w);
+  CHECK(text.find("\"attention\"") == std::string::npos);  // left to the profile
+  const Workload back = workload_from_json(nlohmann::json::parse(text), "w.json", stack_lookup());
+  CHECK(workload_to_json(back) == text);
+  CHECK(back.stack_fields == w.stack_fields);
+}
+
+TEST_CASE("stack profile: with_stack on a workload built in code equals the file form", "[stack]") {
+  Workload w = test::workload("llama3.1-8b", "dgx-h100", 2, 4, 1, 4, 1, 16, 8192);
+  w.precision = Precision::MixedBF16;
+  w.checkpointing = Checkpointing::Full;
+  w.attention = Attention::Unfused;  // replaced: the profile sets the attention kernel
+  const Workload s = with_stack(w, "torchtitan", stack_lookup());
+  const Workload f = workload_from_json(base_workload(), "w.json", stack_lookup());
+  CHECK(s.attention == f.attention);
+  CHECK(s.zero == f.zero);
+  CHECK(s.fused_qkv == f.fused_qkv);
+  CHECK(s.sequence_parallel == f.sequence_parallel);
+  CHECK(s.stack_fields == f.stack_fields);
+  CHECK(s.model == "llama3.1-8b");
+}
+
+TEST_CASE("stack profile: every shipped profile loads and names its sources", "[stack]") {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(TRNSIM_SOURCE_DIR) + "/stacks")) {
+    const StackProfile s = load_stack_profile(e.path().string());
+    INFO(e.path());
+    CHECK(s.name == e.path().stem().string());
+    CHECK_FALSE(s.sources.empty());
+    CHECK_FALSE(s.defaults.empty());
+    ++n;
+  }
+  CHECK(n >= 7);  // the issue's seven stacks at least
+}
+
+TEST_CASE("stack profile: bad profiles and names are one-line errors naming the file and field", "[stack]") {
+  auto j = base_workload();
+  j["stack"] = "no-such-stack";
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()),
+                    Catch::Contains("w.json: /stack") && Catch::Contains("unknown stack \"no-such-stack\"") &&
+                        Catch::Contains("torchtitan"));
+  j["stack"] = "../hw/dgx-h100";
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("/stack") && Catch::Contains("not a stack name"));
+  CHECK_THROWS_WITH(workload_from_json(base_workload(), "w.json"), Catch::Contains("no stacks/ directory"));
+
+  const auto profile = [](const std::string& defaults) {
+    return nlohmann::json::parse(R"({"name": "x", "description": "d", "sources": ["s"], "defaults": )" + defaults + "}");
+  };
+  CHECK_THROWS_WITH(stack_profile_from_json(profile(R"({"parallel": {"tp": 4}})"), "stacks/x.json"),
+                    Catch::Contains("stacks/x.json") && Catch::Contains("/defaults/parallel/tp") &&
+                        Catch::Contains("unknown field for a stack profile"));
+  CHECK_THROWS_WITH(stack_profile_from_json(profile(R"({"attention": "fast"})"), "stacks/x.json"),
+                    Catch::Contains("stacks/x.json /defaults") && Catch::Contains("/attention"));
+  CHECK_THROWS_WITH(stack_profile_from_json(profile(R"({"parallel": {"zero": 7}})"), "stacks/x.json"),
+                    Catch::Contains("/parallel/zero"));
+  auto nosrc = profile("{}");
+  nosrc["sources"] = nlohmann::json::array();
+  CHECK_THROWS_WITH(stack_profile_from_json(nosrc, "stacks/x.json"), Catch::Contains("/sources"));
+  auto extra = profile("{}");
+  extra["speedup"] = 1.2;
+  CHECK_THROWS_WITH(stack_profile_from_json(extra, "stacks/x.json"), Catch::Contains("speedup"));
+}
+
+TEST_CASE("fsdp_shard master: the FP32 shard is the master, BF16 exists only for gathered units", "[stack][memory]") {
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  Workload w = test::workload("llama3.1-8b", "dgx-h100", 2, 1, 1, 16, 1, 16, 4096);
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  w.zero = 3;
+  w.reduce_every_micro_batch = true;
+  w.attention = Attention::Flash;
+  const auto plan = build_step_plan(m, w);
+  const auto sep = memory_per_stage(m, w, plan).front();
+  w.fsdp_shard = Workload::FsdpShard::Master;
+  const auto mas = memory_per_stage(m, w, plan).front();
+  const double P = static_cast<double>(m.total_parameters());
+  // The BF16 shard (2 bytes per parameter over 16 ranks) is gone; the gathered pieces and the
+  // FP32 master shard are unchanged.
+  CHECK((sep.weights - mas.weights).base() == Approx(2.0 * P / 16).epsilon(1e-6));
+  CHECK(mas.master_weights.base() == Approx(sep.master_weights.base()));
+  CHECK(mas.master_weights.base() == Approx(4.0 * P / 16).epsilon(1e-6));
+}
+
+TEST_CASE("loss_parallel false: logits all-gathered over TP, full-vocabulary loss and logits memory", "[stack][memory]") {
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  Workload w = test::workload("llama3.1-8b", "dgx-h100", 1, 4, 1, 2, 2, 8, 4096);
+  w.precision = Precision::MixedBF16;
+  w.sequence_parallel = true;
+  w.attention = Attention::Flash;
+  const auto par = build_step_plan(m, w);
+  const auto mp = memory_per_stage(m, w, par).front();
+  CHECK(find(par, "head.ce_sum"));
+  CHECK_FALSE(find(par, "head.logits_gather"));
+  w.loss_parallel = false;
+  const auto rep = build_step_plan(m, w);
+  const auto mr = memory_per_stage(m, w, rep).front();
+  const Op* g = find(rep, "head.logits_gather");
+  REQUIRE(g);
+  const double T = 2.0 * 4096, V = static_cast<double>(m.vocab);
+  CHECK(g->kind == OpKind::AllGather);
+  CHECK(g->comm_bytes.base() == Approx(T * V * 2));  // BF16 logits of the micro-batch
+  CHECK_FALSE(find(rep, "head.ce_sum"));             // no vocab-parallel reductions
+  const Op* ce = find(rep, "head.cross_entropy");
+  REQUIRE(ce);
+  // FP32 logits kept for the loss: the full vocabulary instead of a quarter of it.
+  const double shard = 4.0 * T * static_cast<double>((m.vocab + 3) / 4);
+  CHECK((mr.activations - mp.activations).base() == Approx(4.0 * T * V - shard).epsilon(1e-9));
+}
