@@ -29,6 +29,9 @@ Args search_args() {
       .option("global-batch", "1024", "global batch (sequences)")
       .option("axes", "", "limit axes, e.g. \"tp=1,2,4;zero=1;attention=flash;recompute=none,selective\" (axes: "
                           "tp pp vs mb recompute zero sp tp_overlap dp_overlap fused attention precision=bf16,fp8,mxfp8,nvfp4 ep cp)")
+      .option("stack", "", "training-stack profile (stacks/<name>.json, e.g. torchtitan, megatron-core, nxd): the axes it "
+                           "sets (attention, fused, sp, tp_overlap, dp_overlap, zero) take its values unless --axes names "
+                           "them, and its other fields apply to every layout")
       .option("top-k", "20", "rows in each top list")
       .option("train-tokens", "1e12", "tokens of the training run for time and cost to train")
       .flag("exhaustive", "simulate every layout that fits (slow; the exactness reference)")
@@ -48,6 +51,13 @@ SearchOptions search_options(const Args& a) {
   o.space.seq_len = a.integer("seq", 1, 1 << 20);
   o.space.global_batch = a.integer("global-batch", 1, 1 << 24);
   o.space.axes = parse_axes(a.get("axes"));
+  if (!a.get("stack").empty()) {
+    try {
+      use_stack(o.space, a.get("stack"), stack_lookup());
+    } catch (const ConfigError& e) {
+      throw UsageError(fmt::format("trnsim search: --stack: {}", e.what()));
+    }
+  }
   o.top_k = static_cast<size_t>(a.integer("top-k", 1, 10000));
   o.train_tokens = a.number("train-tokens", 1e6, 1e16);
   o.exhaustive = a.has("exhaustive");

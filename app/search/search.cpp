@@ -98,7 +98,10 @@ nlohmann::json run_search(const SearchOptions& o) {
   const double cpu0 = cpu_seconds();
   const ModelSpec model = load_model_spec(model_path(o.space.model));
   std::vector<HwSpec> hws;
-  for (const auto& h : o.space.hws) hws.push_back(load_hw_spec(hw_path(h)));
+  for (const auto& h : o.space.hws) {
+    hws.push_back(load_hw_spec(hw_path(h)));
+    use_execution(o.space.stack_template, hws.back());  // a stack's execution mode, for bounds and runs alike
+  }
   const std::vector<Layout> layouts = enumerate_space(o.space, model, hws);
   const double tokens_per_step = static_cast<double>(o.space.global_batch * o.space.seq_len);
 
@@ -271,6 +274,7 @@ nlohmann::json run_search(const SearchOptions& o) {
   doc["space"] = {{"model", o.space.model}, {"hw", o.space.hws}, {"nodes", o.space.nodes}, {"seq_len", o.space.seq_len},
                   {"global_batch", o.space.global_batch}, {"axes", o.space.axes}, {"top_k", o.top_k},
                   {"train_tokens", o.train_tokens}, {"mode", o.exhaustive ? "exhaustive" : "branch-and-bound"}};
+  if (!o.space.stack.empty()) doc["space"]["stack"] = {{"name", o.space.stack}, {"fixed_axes", o.space.stack_axes}};
   doc["top_by_throughput"] = rows_of(top_time);
   doc["top_by_cost"] = rows_of(top_cost);
   doc["pareto"] = rows_of(pareto);
@@ -289,6 +293,9 @@ nlohmann::json run_search(const SearchOptions& o) {
 std::string search_markdown(const nlohmann::json& doc) {
   const auto& c = doc["counts"];
   std::string o = fmt::format("# trnsim search: {} on {}\n\n", doc["space"]["model"].get<std::string>(), doc["space"]["hw"].dump());
+  if (doc["space"].contains("stack"))
+    o += fmt::format("Stack profile: {} (stacks/{}.json); axes it fixes: {}.\n\n", doc["space"]["stack"]["name"].get<std::string>(),
+                     doc["space"]["stack"]["name"].get<std::string>(), doc["space"]["stack"]["fixed_axes"].dump());
   o += fmt::format("{} layouts enumerated, {} rejected, {} fit, {} simulated, {} bounded out (never simulated: "
                    "their lower bound could not enter the top {} or the Pareto front); {:.1f} CPU-s, {:.0f} layouts per CPU-s.\n\n",
                    c["enumerated"].get<size_t>(), c["enumerated"].get<size_t>() - c["fits"].get<size_t>(), c["fits"].get<size_t>(),

@@ -87,9 +87,34 @@ AxisLimits parse_axes(const std::string& text) {
   return out;
 }
 
+void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stacks) {
+  Workload base;
+  base.name = "stack-template";
+  base.file = "--stack " + name;
+  base.model = "m", base.hw = "h";
+  base.tp = 2, base.dp = 2, base.global_batch = 2, base.seq_len = 2;
+  base.precision = Precision::MixedBF16;
+  spec.stack = name;
+  spec.stack_template = with_stack(base, name, stacks);
+  spec.stack_axes.clear();
+  const std::pair<const char*, const char*> axis_of[] = {{"attention", "attention"},    {"fused/qkv", "fused"},
+                                                         {"parallel/sequence_parallel", "sp"},
+                                                         {"parallel/tp_overlap", "tp_overlap"},
+                                                         {"parallel/overlap_dp", "dp_overlap"}, {"parallel/zero", "zero"}};
+  for (const auto& f : spec.stack_template.stack_fields)
+    for (const auto& [path, axis] : axis_of)
+      if (f.rfind(std::string(path) + " = ", 0) == 0 && !spec.axes.count(axis)) spec.stack_axes.push_back(axis);
+}
+
 std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, const std::vector<HwSpec>& hws) {
   std::vector<Layout> out;
   const auto& ax = spec.axes;
+  const Workload& st = spec.stack_template;
+  // A value the stack fixes: only its own (as the loader applies it to these degrees).
+  auto fixed = [&](const char* axis, int64_t value, int64_t stack_value) {
+    return std::find(spec.stack_axes.begin(), spec.stack_axes.end(), axis) == spec.stack_axes.end() ||
+           value == stack_value;
+  };
   for (size_t h = 0; h < hws.size(); ++h) {
     const int64_t cpn = hws[h].cores_per_node();
     std::vector<uint8_t> precs;  // the precisions asked for (bf16 alone by default) that this hardware has
@@ -125,17 +150,19 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
               for (int ck = 0; ck < 4; ++ck) {  // op_selective (3) only when --axes lists it
                 if (!allowed(ax, "recompute", ck) || (ck == 3 && !ax.count("recompute"))) continue;
                 for (int z = 0; z <= 3; ++z) {
-                  if (!allowed(ax, "zero", z) || (z > 0 && dp == 1)) continue;
+                  if (!allowed(ax, "zero", z) || (z > 0 && dp == 1) || !fixed("zero", z, dp > 1 ? st.zero : 0)) continue;
                   for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
-                    if (!allowed(ax, "sp", sp)) continue;
+                    if (!allowed(ax, "sp", sp) || !fixed("sp", sp, tp > 1 && st.sequence_parallel)) continue;
                     for (int tpo = 0; tpo <= (tp > 1 ? 1 : 0); ++tpo) {
-                      if (!allowed(ax, "tp_overlap", tpo)) continue;
+                      if (!allowed(ax, "tp_overlap", tpo) || !fixed("tp_overlap", tpo, tp > 1 && st.tp_overlap)) continue;
                       for (int dpo = (dp > 1 ? 0 : 1); dpo <= 1; ++dpo) {
-                        if (!allowed(ax, "dp_overlap", dpo)) continue;
+                        if (!allowed(ax, "dp_overlap", dpo) || !fixed("dp_overlap", dpo, dp == 1 || st.overlap_dp)) continue;
                         for (int fused = 0; fused <= 1; ++fused) {
-                          if (!allowed(ax, "fused", fused)) continue;
+                          if (!allowed(ax, "fused", fused) || !fixed("fused", fused, st.fused_qkv)) continue;
                           for (int flash = 0; flash <= 1; ++flash) {
-                            if (!allowed(ax, "attention", flash) || (cp > 1 && !flash)) continue;
+                            if (!allowed(ax, "attention", flash) || (cp > 1 && !flash) ||
+                                !fixed("attention", flash, st.attention == Attention::Flash))
+                              continue;
                             Layout l;
                             l.hw = static_cast<uint16_t>(h);
                             l.nodes = static_cast<int32_t>(nodes);
@@ -211,6 +238,20 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.checkpointing = static_cast<Checkpointing>(l.ckpt);
   w.fused_qkv = w.fused_gate_up = l.fused;
   w.attention = l.flash ? Attention::Flash : Attention::Unfused;
+  if (!spec.stack.empty()) {
+    // The profile's fields that are not search axes; the loader's rules for the rest.
+    const Workload& st = spec.stack_template;
+    w.stack = spec.stack;
+    w.fp32_grads = w.precision == Precision::FP32 || st.fp32_grads;
+    w.fsdp_shard = st.fsdp_shard;
+    w.loss_parallel = st.loss_parallel;
+    w.execution = st.execution;
+    w.schedule = st.schedule;
+    w.pp_scatter_gather = w.tp > 1 && st.pp_scatter_gather;
+    w.moe_load_imbalance = st.moe_load_imbalance;
+    w.reduce_every_micro_batch = w.zero >= 2;
+    if (w.precision == Precision::FP8) w.fp8_recipe = st.fp8_recipe;
+  }
   w.name = layout_name(l, spec);
   w.file = w.name;
   return w;

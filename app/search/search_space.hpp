@@ -43,7 +43,17 @@ struct SpaceSpec {
   std::vector<int64_t> nodes;
   int64_t seq_len = 4096, global_batch = 1024;
   AxisLimits axes;
+  // A training stack (stacks/<stack>.json; empty: none). Axes the profile sets (attention, fused,
+  // sp, tp_overlap, dp_overlap, zero) take its value wherever the workload loader would apply it
+  // (SP and TP overlap with tp > 1, a ZeRO stage with dp > 1), unless --axes names them; the
+  // profile's other fields (gradient dtype, FSDP shard, loss parallel, execution, schedule, ...)
+  // go to every layout's workload. Set with use_stack().
+  std::string stack;
+  Workload stack_template;              // the profile applied to a tp 2, dp 2 workload
+  std::vector<std::string> stack_axes;  // the axes it fixes
 };
+// Loads stacks/<name>.json into the spec (throws ConfigError naming the stack if unknown).
+void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stacks);
 
 // Every layout of the space that passes the arithmetic checks (divisibility, node fit).
 std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& model, const std::vector<HwSpec>& hws);

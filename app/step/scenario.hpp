@@ -38,6 +38,9 @@ StackLookup stack_lookup();
 std::string resolve_workload_path(const std::string& file);
 
 void validate_against_hw(const Workload& w, const HwSpec& hw);
+// The workload's execution mode (eager / lazy / compiled) on the hardware's host model; throws
+// ConfigError if the hw file gives no cost for it.
+void use_execution(const Workload& w, HwSpec& hw);
 // Throws ConfigError on any problem; with allow_oom, a config that does not fit is
 // returned with fits = false instead (sweeps count those).
 Scenario load_scenario(const std::string& workload_file, bool allow_oom = false);

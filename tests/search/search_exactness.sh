@@ -3,6 +3,8 @@
 # 7,520 fitting, trn1 and p4d), the branch-and-bound search returns byte-identical top-20 lists
 # (by throughput and by cost) and Pareto front, and the step-time lower bound is <= the simulated
 # step time on every one of the 7,520 simulated layouts (bound_violations == 0).
+# The same under a stack profile (--stack torchtitan: fixed axes, FSDP2's FP32 shard, FP32
+# reductions), on a smaller space.
 # usage: search_exactness.sh TRNSIM
 set -euo pipefail
 bin="$1"
@@ -28,4 +30,19 @@ assert bb["counts"]["simulated"] < ex["counts"]["simulated"], "nothing was bound
 c = bb["counts"]
 print(f"search exact: {c['enumerated']} layouts, {c['fits']} fit, {c['simulated']} simulated by branch-and-bound "
       f"vs {ex['counts']['simulated']} exhaustively; bound <= step on all {ex['counts']['simulated']}")
+PY
+
+stack=(--model hlat-7b --hw trn1.32xlarge,p4d.24xlarge --nodes 1 --seq 512 --global-batch 64 --stack torchtitan --top-k 10)
+"$bin" search "${stack[@]}" --out "$tmp/sbb" >/dev/null
+"$bin" search "${stack[@]}" --exhaustive --out "$tmp/sex" >/dev/null
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+bb, ex = json.load(open(f"{t}/sbb.json")), json.load(open(f"{t}/sex.json"))
+assert bb["space"]["stack"]["name"] == "torchtitan"
+assert ex["counts"]["bound_violations"] == 0 and bb["counts"]["bound_violations"] == 0
+for key in ("top_by_throughput", "top_by_cost", "pareto"):
+    assert json.dumps(bb[key], sort_keys=True) == json.dumps(ex[key], sort_keys=True), f"stack: {key} differs"
+assert all(r["attention"] == "flash" and not r["tp_overlap"] for r in ex["top_by_throughput"])
+print(f"search exact under --stack torchtitan: {ex['counts']['fits']} layouts fit, {bb['counts']['simulated']} simulated")
 PY

@@ -68,3 +68,41 @@ TEST_CASE("expert and context parallelism are search axes", "[search][moe][cp]")
   // EP: 1, 2, 4, 8 at DP 8 (128 experts); CP 2 only without EP (DP 4).
   CHECK(seen == std::set<std::pair<int, int>>{{1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 2}});
 }
+
+TEST_CASE("a stack profile fixes the axes it sets, where the loader would apply them", "[search][stack]") {
+  SpaceSpec spec;
+  spec.model = "llama2-7b";
+  spec.hws = {"dgx-h100"};
+  spec.nodes = {2};
+  spec.seq_len = 4096;
+  spec.global_batch = 64;
+  spec.axes = parse_axes("pp=1;vs=1;mb=1;recompute=full");
+  const std::vector<HwSpec> hws = {load_hw_spec(hw_path("dgx-h100"))};
+  const auto model = load_model_spec(model_path(spec.model));
+  const size_t free_layouts = enumerate_space(spec, model, hws).size();
+  use_stack(spec, "torchtitan", stack_lookup());
+  const auto layouts = enumerate_space(spec, model, hws);
+  REQUIRE(!layouts.empty());
+  CHECK(layouts.size() < free_layouts);
+  std::set<int> tps;
+  for (const auto& l : layouts) {
+    tps.insert(l.tp);
+    CHECK(l.flash);                         // SDPA
+    CHECK_FALSE(l.fused);                   // separate wq / wk / wv
+    CHECK(l.sp == (l.tp > 1));              // SP with TP
+    CHECK_FALSE(l.tp_overlap);
+    CHECK(l.zero == (l.dp > 1 ? 3 : 0));    // FSDP2 over the data-parallel ranks
+    const Workload w = layout_workload(l, spec, hws[0]);
+    CHECK(w.stack == "torchtitan");
+    CHECK(w.fsdp_shard == Workload::FsdpShard::Master);
+    CHECK(w.fp32_grads);
+    CHECK(w.reduce_every_micro_batch == (w.zero >= 2));
+  }
+  CHECK(tps.size() > 1);  // TP, PP, micro-batch, recompute stay search axes
+  // --axes wins over the profile: ZeRO-1 asked for, ZeRO-1 searched.
+  SpaceSpec z1 = spec;
+  z1.axes["zero"] = {1};
+  use_stack(z1, "torchtitan", stack_lookup());
+  for (const auto& l : enumerate_space(z1, model, hws)) CHECK(l.zero == 1);
+  CHECK_THROWS_WITH(use_stack(z1, "no-such-stack", stack_lookup()), Catch::Contains("unknown stack"));
+}

@@ -45,6 +45,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file);
 std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows);
 std::vector<ValidationCase> torchtitan(const std::string& file);
 std::vector<ValidationCase> kempnerforge(const std::string& file);
+std::vector<ValidationCase> llmfoundry(const std::string& file);
 std::vector<ValidationCase> seed(const std::string& file);
 
 }  // namespace trnsim::datasets

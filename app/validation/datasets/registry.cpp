@@ -18,9 +18,10 @@ const std::vector<std::string>& dataset_names() {
 // FSDP2) pull the shared A100 calibration away from the Megatron-LM / Megatron-DeepSpeed rows
 // (vtrain_single 8.2 -> 9.0 %, korthikanti 6.5 -> 2.4 % mean abs error) because trnsim has no
 // FSDP2 / torch.compile stack profile yet (issue 25); it joins the default corpus with it.
-// kempnerforge (H200, FSDP2 + TP): the same stack, so the same status.
+// kempnerforge (H200, FSDP2 + TP): the same stack, so the same status. llmfoundry (A100,
+// FSDP1 + Composer): A100 rows of another FSDP stack, the same status as torchtitan's.
 const std::vector<std::string>& extra_dataset_names() {
-  static const std::vector<std::string> names = {"torchtitan", "kempnerforge"};
+  static const std::vector<std::string> names = {"torchtitan", "kempnerforge", "llmfoundry"};
   return names;
 }
 
@@ -34,6 +35,7 @@ std::vector<ValidationCase> load_dataset(const std::string& name, const std::str
   if (name == "nvidia_nemo_moe") return nemo(dir + "/nvidia_nemo_megatron_bridge.csv", true);
   if (name == "torchtitan") return torchtitan(dir + "/torchtitan.csv");
   if (name == "kempnerforge") return kempnerforge(dir + "/kempnerforge_h200.csv");
+  if (name == "llmfoundry") return llmfoundry(dir + "/llmfoundry_mpt_2023_07_a100_80gb.csv");
   std::string all;
   for (const auto& n : dataset_names()) all += (all.empty() ? "" : ", ") + n;
   for (const auto& n : extra_dataset_names()) all += ", " + n;
