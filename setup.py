@@ -48,7 +48,7 @@ os.makedirs(os.path.join(ROOT, "build", "pip"), exist_ok=True)  # egg_base must 
 
 def data_files():
     files = [("bin", [os.path.join(STAGE, "trnsim")])]
-    for sub in ("hw", "models", "workloads", "schema", "studies", "prices"):
+    for sub in ("hw", "models", "workloads", "schema", "stacks", "studies", "prices"):
         found = sorted(glob.glob(os.path.join(sub, "*.json")))
         files.append((os.path.join("share", "trnsim", sub), found))
     # the validation residuals behind the prediction intervals of `trnsim run` and `trnsim compare`

@@ -20,6 +20,8 @@ echo "module: $step s, installed CLI: $cli s"
 site=$("$work/venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 test -f "$site/trnsim-stubs/__init__.pyi"
 "$work/venv/bin/python" -c "import trnsim, os; assert os.path.isfile(os.path.join(trnsim.data_dir(), 'hw', 'trn1.32xlarge.json'))"
+# A workload that names a stack profile finds stacks/ in the installed data.
+"$work/venv/bin/trnsim" run workloads/torchneuron_llama3.1_8b_trn2_tp4_fsdp16.json | grep -q "stack torchneuron"
 "$work/venv/bin/python" "$src/examples/pareto_trn1_p4d_p5.py" --small --nodes 2 --out "$work/pareto.svg" >"$work/example.log"
 test -s "$work/pareto.svg"
 echo "pip install, module, CLI, stubs and example: ok"

@@ -147,7 +147,13 @@ TEST_CASE("every corpus row is predicted, calibration, not expressible or refuse
 
 TEST_CASE("torchtitan rows: FSDP2 as ZeRO-3, float8 recipes, async TP, named blockers", "[validation]") {
   const auto v = load_dataset("torchtitan", kCsv);
-  REQUIRE(v.size() == 56);
+  REQUIRE(v.size() == 56 + 14);  // 14 expressible rows also state their peak memory
+  const auto mem = std::find_if(v.begin(), v.end(), [](const ValidationCase& c) {
+    return c.row == 1 && c.quantity == Metric::PeakMemoryGiB;
+  });
+  REQUIRE(mem != v.end());
+  CHECK(mem->measured == Approx(82.4));  // "Memory 82.4 GiB"
+  CHECK(mem->workload.fsdp_shard == Workload::FsdpShard::Master);  // FSDP2: the FP32 shard is the master
   const auto& fp8 = row(v, 21, Metric::TokensPerSPerGpu);  // 70B, 256 H100 (500 W), FSDP 32 x TP 8, tensorwise, vanilla TP
   REQUIRE(fp8.has_workload);
   CHECK(fp8.workload.hw == "grand-teton-h100-96gb");
@@ -189,5 +195,24 @@ TEST_CASE("KempnerForge rows: total tokens/s per GPU, FSDP2 as ZeRO-3 on 4-GPU H
   REQUIRE(mem != v.end());
   CHECK(mem->measured == Approx(27.6));
   CHECK(row(v, 15, Metric::TokensPerSPerGpu).not_expressible.find("global batch not stated") != std::string::npos);
+  for (const auto& c : v) CHECK(c.has_workload != !c.not_expressible.empty());
+}
+
+TEST_CASE("llm-foundry rows: FSDP1 FULL_SHARD with PURE BF16 from the stack profile, MPT shapes", "[validation]") {
+  const auto v = load_dataset("llmfoundry", kCsv);
+  REQUIRE(v.size() == 84);
+  const auto& r = row(v, 1, Metric::TokensPerSPerGpu);  // MPT-30B, seq 8192, 8 GPUs, mb 1, full AC
+  REQUIRE(r.has_workload);
+  CHECK(r.workload.stack == "llm-foundry");
+  CHECK((r.workload.zero == 3 && r.workload.dp == 8 && r.workload.tp == 1));
+  CHECK(r.workload.fsdp_shard == Workload::FsdpShard::Master);
+  CHECK_FALSE(r.workload.fp32_grads);  // PURE: gradients and reductions in BF16
+  CHECK(r.workload.attention == Attention::Flash);
+  CHECK(r.workload.checkpointing == Checkpointing::Full);
+  CHECK(r.model.dropout == 0);
+  // The table's parameter count (30.02 B with seq-8192 positions) within 0.5 %.
+  CHECK(static_cast<double>(r.model.total_parameters()) == Approx(30.0193e9).epsilon(0.005));
+  const auto& none = row(v, 32, Metric::TokensPerSPerGpu);  // MPT-3B seq 16384: no activation checkpointing
+  CHECK(none.workload.checkpointing == Checkpointing::None);
   for (const auto& c : v) CHECK(c.has_workload != !c.not_expressible.empty());
 }
