@@ -25,6 +25,14 @@ inline Workload workload(const std::string& model, const std::string& hw, int64_
   return w;
 }
 
+// The op of a step plan with this label (nullptr if none), searched over every stage's graph.
+inline const Op* op_named(const StepPlan& p, const std::string& label) {
+  for (const auto& st : p.stages)
+    for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
+      if (st.graph[v].label == label) return &st.graph[v];
+  return nullptr;
+}
+
 // Sum f(op) over one micro-batch's forward+backward of every stage.
 inline double sum_ops(const StepPlan& p, const std::function<double(const Op&)>& f) {
   double s = 0;

@@ -16,6 +16,11 @@ int64_t flash_key_columns(int64_t s, bool causal) {
   return causal ? std::min(s, (s + kKeyTile + 1) / 2) : s;
 }
 
+int64_t flash_window_key_columns(int64_t s, int64_t window) {
+  constexpr int64_t kKeyTile = 512;  // the query tile flash_key_columns's causal average implies
+  return std::min(flash_key_columns(s, true), window + kKeyTile);
+}
+
 QuantRule quant_rule(const Workload& w) {
   QuantRule q;
   q.to = linear_dtype(w.precision);
@@ -149,7 +154,10 @@ struct Emitter {
       // keys as the K/V chunks go round the ring: cp - 1 transfers of its chunk, beside the
       // attention they feed (ring attention, TE's P2P context parallelism).
       const int64_t sq = s / c.w.cp;
-      const int64_t n = flash_key_columns(s, !c.m.encoder);
+      // A sliding-window layer's kernel skips key tiles outside the window (attention sinks, one
+      // learned logit per head, add less than 1/window to the softmax and are not an op).
+      const int64_t n = c.m.sliding_window.windowed(layer) ? flash_window_key_columns(s, c.m.sliding_window.window)
+                                                           : flash_key_columns(s, !c.m.encoder);
       Bytes ring;
       if (c.w.cp > 1) {
         ring = Bytes(static_cast<double>((c.w.cp - 1) * b * sq * g * (dqk + dv)) * dtype_bytes(c.dt));

@@ -53,6 +53,9 @@ QuantRule quant_rule(const Workload& w);
 // the diagonal, (s + tile) / 2 with 512-wide key tiles (the NKI flash_fwd reference kernel's
 // k tile; the only published tiling among the stacks). Non-causal (encoder): all s.
 int64_t flash_key_columns(int64_t s, bool causal);
+// Key columns per query row a causal sliding-window flash kernel computes: the window plus one
+// query tile's span (tile-granular masking), never more than the causal average.
+int64_t flash_window_key_columns(int64_t s, int64_t window);
 
 struct ShardContext {
   const ModelSpec& m;

@@ -26,7 +26,11 @@ int64_t ModelSpec::layer_parameters(int64_t layer) const {
   if (is_moe_layer(layer))  // router + shared experts + routed experts
     mlp = h * moe.experts + moe.shared_experts * 3 * h * moe.expert_ffn + expert_parameters(layer);
   int64_t bias = 0;
-  if (biases) bias = (heads + 2 * kv_heads) * d + h + (activation == Activation::SwiGLU ? 2 : 1) * ffn + h;
+  const int64_t up = activation == Activation::SwiGLU ? 2 : 1;
+  if (biases && is_moe_layer(layer))  // Q/K/V and output biases; each expert's up and down biases; the router's
+    bias = (heads + 2 * kv_heads) * d + h + (moe.experts + moe.shared_experts) * (up * moe.expert_ffn + h) + moe.experts;
+  else if (biases)
+    bias = (heads + 2 * kv_heads) * d + h + up * ffn + h;
   int64_t norms = (norm == NormKind::LayerNorm ? 2 : 1) * h * 2;  // two norms per block
   return attn + mlp + bias + norms;
 }
@@ -110,6 +114,15 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file)
     a.finish();
     if (m.kv_heads != m.heads)
       r.fail("kv_heads", "multi-head latent attention projects keys and values per head; remove kv_heads or set it to heads");
+  }
+  if (r.has("sliding_window")) {
+    auto sw = r.child("sliding_window");
+    m.sliding_window.window = sw.integer("window", 1, 1 << 22);
+    m.sliding_window.full_every = sw.integer_or("full_every", 0, 0, m.layers);
+    sw.ignore("source");
+    sw.ignore("notes");
+    sw.finish();
+    if (m.encoder) sw.fail("window", "sliding-window attention is for causal decoders; remove sliding_window");
   }
   if (r.string("source").empty()) r.fail("source", "empty; say where the architecture figures come from (paper, config.json)");
   r.ignore("notes");

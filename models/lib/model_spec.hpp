@@ -30,6 +30,15 @@ struct MlaSpec {
   int64_t qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
 };
 
+// Sliding-window attention on some layers (GPT-OSS: every other layer; Gemma 2/3, Mistral): a
+// windowed layer's queries see only the last `window` keys. Layer i is full-attention when
+// full_every > 0 and (i + 1) % full_every == 0, windowed otherwise; window 0: every layer full.
+struct SlidingWindowSpec {
+  int64_t window = 0, full_every = 0;
+  bool active() const { return window > 0; }
+  bool windowed(int64_t layer) const { return active() && (full_every == 0 || (layer + 1) % full_every != 0); }
+};
+
 struct ModelSpec {
   std::string name;
   std::string file;
@@ -47,6 +56,7 @@ struct ModelSpec {
   int64_t head_dim_override = 0;  // head dimension when not hidden / heads (Qwen3: 128)
   MoeSpec moe;
   MlaSpec mla;
+  SlidingWindowSpec sliding_window;
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden / heads; }
   bool is_moe_layer(int64_t layer) const { return moe.active() && layer >= moe.dense_layers; }

@@ -27,12 +27,6 @@ Workload llama_cp(int64_t cp, int64_t seq = 32768) {
   w.checkpointing = Checkpointing::Full;
   return w;
 }
-const Op* find(const StepPlan& p, const std::string& label) {
-  for (const auto& st : p.stages)
-    for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
-      if (st.graph[v].label == label) return &st.graph[v];
-  return nullptr;
-}
 }  // namespace
 
 TEST_CASE("context parallelism: 1/cp of the queries, all keys, a K/V ring beside the attention", "[cp]") {
@@ -41,18 +35,18 @@ TEST_CASE("context parallelism: 1/cp of the queries, all keys, a K/V ring beside
   for (int64_t cp : {2, 4, 8}) {
     INFO("cp " << cp);
     const auto plan = build_step_plan(m, llama_cp(cp));
-    const Op* qk = find(plan, "L0.flash.scores");
+    const Op* qk = test::op_named(plan, "L0.flash.scores");
     REQUIRE(qk);
     CHECK(qk->m == s / cp);                          // this rank's queries
     CHECK(qk->n == flash_key_columns(s, true));      // every key, causal half on average
-    const Op* qkv = find(plan, "L0.qkv");
+    const Op* qkv = test::op_named(plan, "L0.qkv");
     CHECK(qkv->m == s / cp);                         // every other op sees 1/cp of the tokens
-    const Op* ring = find(plan, "L0.cp.kv_ring");
+    const Op* ring = test::op_named(plan, "L0.cp.kv_ring");
     REQUIRE(ring);
     CHECK(ring->group == Group::CP);
     CHECK(ring->overlap_ops == 3);
     CHECK(ring->comm_bytes.base() == Approx(2.0 * (cp - 1) * (s / cp) * 2 * g * d));  // K and V, BF16
-    const Op* back = find(plan, "L0.flash.context.cp_ring_bwd");
+    const Op* back = test::op_named(plan, "L0.flash.context.cp_ring_bwd");
     REQUIRE(back);
     CHECK(back->comm_bytes.base() == Approx(2 * ring->comm_bytes.base()));  // K/V again + dK/dV
     CHECK(back->overlap_ops == 7);
@@ -70,7 +64,7 @@ TEST_CASE("context parallelism keeps the step's FLOPs and divides activations by
   a.checkpointing = b.checkpointing = Checkpointing::None;
   CHECK(layer_activation_bytes(m, b).base() == Approx(layer_activation_bytes(m, a).base() / 4));
   // Gradients and ZeRO shards span dp x cp: the bucket all-reduces over 8 ranks either way.
-  const Op* sync = find(p4, "L0.grad_sync");
+  const Op* sync = test::op_named(p4, "L0.grad_sync");
   REQUIRE(sync);
   CHECK(sync->group_size == 8);
 }

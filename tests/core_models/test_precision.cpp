@@ -42,12 +42,6 @@ Workload llama_tp2(Precision p, Fp8Recipe r = Fp8Recipe::Delayed) {
   w.zero = 1;
   return w;
 }
-const Op* find_op(const StepPlan& plan, const std::string& label) {
-  for (const auto& st : plan.stages)
-    for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
-      if (st.graph[v].label == label) return &st.graph[v];
-  return nullptr;
-}
 }  // namespace
 
 TEST_CASE("each precision puts exactly the block linears on its format, with its quantize ops", "[precision]") {
@@ -77,7 +71,7 @@ TEST_CASE("each precision puts exactly the block linears on its format, with its
     CHECK(n.grad_quant == 4);
     CHECK(n.quant_passes == c.passes);
     CHECK(n.tp_amax == c.amax_per_layer);
-    CHECK(find_op(plan, "head.logits")->dtype == DType::BF16);  // LM head stays BF16
+    CHECK(test::op_named(plan, "head.logits")->dtype == DType::BF16);  // LM head stays BF16
   }
   // BF16 has none of it.
   const Counts b = layer_counts(build_step_plan(m, llama_tp2(Precision::MixedBF16)), DType::FP8);
@@ -91,17 +85,17 @@ TEST_CASE("quantize ops move the bytes of their format, SP gathers move FP8, gra
     INFO(to_string(p));
     const DType low = linear_dtype(p);
     const auto plan = build_step_plan(m, llama_tp2(p));
-    const Op* q = find_op(plan, "L0.attn_in.quant");  // the local SP shard: T/t tokens
+    const Op* q = test::op_named(plan, "L0.attn_in.quant");  // the local SP shard: T/t tokens
     REQUIRE(q);
     CHECK(q->elements == T / t * h);
     CHECK(q->bytes_written.base() == Approx(2.0 * dtype_bytes(low) * T / t * h));  // row-wise + transposed copies
     CHECK(q->bytes_read.base() == Approx(2.0 * q->passes * T / t * h));
-    const Op* ag = find_op(plan, "L0.attn_enter");
-    const Op* rs = find_op(plan, "L0.attn_enter.bwd");
+    const Op* ag = test::op_named(plan, "L0.attn_enter");
+    const Op* rs = test::op_named(plan, "L0.attn_enter.bwd");
     REQUIRE((ag && rs));
     CHECK(ag->comm_bytes.base() == Approx(dtype_bytes(low) * T * h));
     CHECK(rs->comm_bytes.base() == Approx(2.0 * T * h));  // BF16 input gradients
-    const Op* qkv = find_op(plan, "L0.qkv");
+    const Op* qkv = test::op_named(plan, "L0.qkv");
     CHECK(qkv->bytes_written.base() == Approx(2.0 * T * qkv->n));  // a low-precision GEMM writes BF16
   }
 }
@@ -109,15 +103,15 @@ TEST_CASE("quantize ops move the bytes of their format, SP gathers move FP8, gra
 TEST_CASE("the weight cast runs once per step over the stage's linear weights", "[precision]") {
   const auto m = load_model_spec(model_path("llama2-7b"));
   const auto plan = build_step_plan(m, llama_tp2(Precision::FP8));
-  const Op* cast = find_op(plan, "optimizer.weight_quant");
+  const Op* cast = test::op_named(plan, "optimizer.weight_quant");
   REQUIRE(cast);
   CHECK(cast->phase == Phase::Optimizer);
   const double h = m.hidden, f = m.ffn, d = m.head_dim();
   const double linear = m.layers * (h * (m.heads + 2 * m.kv_heads) * d + m.heads * d * h + 3 * h * f) / 2;  // TP 2
   CHECK(static_cast<double>(cast->elements) == Approx(linear));
   // Delayed scaling reduces the amax history once per step over DP; current scaling does not.
-  CHECK(find_op(plan, "optimizer.amax_reduce"));
-  CHECK_FALSE(find_op(build_step_plan(m, llama_tp2(Precision::FP8, Fp8Recipe::Current)), "optimizer.amax_reduce"));
+  CHECK(test::op_named(plan, "optimizer.amax_reduce"));
+  CHECK_FALSE(test::op_named(build_step_plan(m, llama_tp2(Precision::FP8, Fp8Recipe::Current)), "optimizer.amax_reduce"));
 }
 
 TEST_CASE("low-precision memory: weight copies and narrower saved linear inputs, by hand", "[precision]") {

@@ -27,12 +27,6 @@ nlohmann::json base_workload() {
 bool has(const std::vector<std::string>& v, const std::string& prefix) {
   return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
 }
-const Op* find(const StepPlan& p, const std::string& label) {
-  for (const auto& st : p.stages)
-    for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
-      if (st.graph[v].label == label) return &st.graph[v];
-  return nullptr;
-}
 }  // namespace
 
 TEST_CASE("stack profile: defaults fill what the workload leaves out, the workload wins", "[stack]") {
@@ -169,18 +163,18 @@ TEST_CASE("loss_parallel false: logits all-gathered over TP, full-vocabulary los
   w.attention = Attention::Flash;
   const auto par = build_step_plan(m, w);
   const auto mp = memory_per_stage(m, w, par).front();
-  CHECK(find(par, "head.ce_sum"));
-  CHECK_FALSE(find(par, "head.logits_gather"));
+  CHECK(test::op_named(par, "head.ce_sum"));
+  CHECK_FALSE(test::op_named(par, "head.logits_gather"));
   w.loss_parallel = false;
   const auto rep = build_step_plan(m, w);
   const auto mr = memory_per_stage(m, w, rep).front();
-  const Op* g = find(rep, "head.logits_gather");
+  const Op* g = test::op_named(rep, "head.logits_gather");
   REQUIRE(g);
   const double T = 2.0 * 4096, V = static_cast<double>(m.vocab);
   CHECK(g->kind == OpKind::AllGather);
   CHECK(g->comm_bytes.base() == Approx(T * V * 2));  // BF16 logits of the micro-batch
-  CHECK_FALSE(find(rep, "head.ce_sum"));             // no vocab-parallel reductions
-  const Op* ce = find(rep, "head.cross_entropy");
+  CHECK_FALSE(test::op_named(rep, "head.ce_sum"));             // no vocab-parallel reductions
+  const Op* ce = test::op_named(rep, "head.cross_entropy");
   REQUIRE(ce);
   // FP32 logits kept for the loss: the full vocabulary instead of a quarter of it.
   const double shard = 4.0 * T * static_cast<double>((m.vocab + 3) / 4);

@@ -3,6 +3,8 @@
 // wrong mapping cannot pass silently; and the corpus accounting (every row counted).
 #include <catch2/catch.hpp>
 
+#include "step_graph.hpp"
+
 #include <algorithm>
 
 #include "validation.hpp"

@@ -73,7 +73,7 @@ const NemoMoe kNemoMoe[] = {
     {"DeepSeekV4", nullptr, "model file not written (DeepSeek-V4 Flash's shape is not in the sources)"},
     {"DeepSeek", nullptr, "pipeline layout of 61 layers not stated; multi-token prediction (MTP) module"},
     {"Kimi", nullptr, "model file not written (Kimi K2's shape is recalled, not re-read)"},
-    {"GPT OSS", nullptr, "alternating sliding-window attention with attention sinks"},
+    {"GPT OSS", "gpt-oss-120b", nullptr},  // alternating sliding-window attention (model field sliding_window)
     {"Nemotron_3", nullptr, "Mamba-2 hybrid layers"},
     {"Mixtral", nullptr, "model file not written yet"},
 };
