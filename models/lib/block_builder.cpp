@@ -203,14 +203,46 @@ struct Emitter {
       out.push_back({ops::collective(OpKind::AllToAll, prefix + "moe.dispatch", Group::EP, static_cast<int>(ep), buffer),
                      Role::AllToAll});
     quantize("experts_in", el * per_expert * h(), false);
-    linear("experts.gate_up", per_expert, h(), 2 * e.expert_ffn, el);
-    elementwise("experts.swiglu", el * per_expert * e.expert_ffn, 2, 1, true, 5);
+    if (gated(c.m.activation)) {
+      linear("experts.gate_up", per_expert, h(), 2 * e.expert_ffn, el);
+      elementwise("experts.swiglu", el * per_expert * e.expert_ffn, 2, 1, true, 5);
+    } else {  // squared ReLU experts (Nemotron 3): one up projection
+      linear("experts.up", per_expert, h(), e.expert_ffn, el);
+      elementwise("experts.relu2", el * per_expert * e.expert_ffn, 1, 1, false, 2);
+    }
     quantize("experts_down_in", el * per_expert * e.expert_ffn, false);
     linear("experts.down", per_expert, e.expert_ffn, h(), el);
     if (ep > 1)
       out.push_back({ops::collective(OpKind::AllToAll, prefix + "moe.combine", Group::EP, static_cast<int>(ep), buffer),
                      Role::AllToAll});
     elementwise("moe.unpermute", routed * h(), 2, 1, false, 2);
+  }
+  // Mamba-2 mixer with state-space duality (Dao & Gu 2024, mamba_ssm's chunked scan), heads and
+  // groups split over TP like attention heads. Per chunk of Q tokens: C·B^T within the chunk
+  // (per group), its decay mask, the masked scores times X (per head), the chunk's final state
+  // B^T·X, the recurrence across chunks, and each token's read-out C·state; then D·x, the gated
+  // RMSNorm y·silu(z) and the output projection.
+  void mamba() {
+    const MambaSpec& s = c.m.mamba;
+    const int64_t T = c.tokens(), b = c.w.micro_batch, seq = c.w.seq_len / c.w.cp;
+    const int64_t H = s.heads / t(), G = std::max<int64_t>(1, s.groups / t()), P = s.head_dim, N = s.state;
+    const int64_t Q = std::min(s.chunk, seq), chunks = b * ((seq + Q - 1) / Q), di = H * P;
+    linear("in_proj", T, h(), 2 * di + 2 * G * N + H);
+    elementwise("conv1d", T * (di + 2 * G * N), 1, 1, true, 2.0 * static_cast<double>(s.conv_kernel) + 4);  // + silu
+    elementwise("dt_softplus", T * H, 2, 1, true, 4);
+    gemm_batched("ssd.cb", chunks * G, Q, N, Q);
+    elementwise("ssd.decay", chunks * H * Q * Q, 2, 1, true, 4);   // exp(segment sums), causal mask, x scores
+    gemm_batched("ssd.intra", chunks * H, Q, Q, P);
+    gemm_batched("ssd.states", chunks * H, N, Q, P);
+    elementwise("ssd.state_pass", chunks * H * N * P, 2, 1, true, 3);  // decayed sum over chunks
+    gemm_batched("ssd.inter", chunks * H, Q, N, P);
+    elementwise("ssd.combine", T * di, 3, 1, false, 3);             // intra + inter + D x
+    compute(ops::vector_op(OpKind::Norm, "gated_norm", T * di, di / G, 2, 3, true, 9, c.dt));
+    quantize("proj_in", T * di, false);
+    linear("out_proj", T, di, h());
+  }
+  void gemm_batched(const std::string& name, int64_t batch, int64_t m, int64_t k, int64_t n) {
+    compute(ops::gemm(name, batch, m, k, n, c.dt));
   }
   void mlp() { mlp_of(c.m.ffn); }
   void mlp_of(int64_t ffn) {
@@ -223,9 +255,12 @@ struct Emitter {
         linear("up", T, h(), f);
       }
       elementwise("swiglu", T * f, 2, 1, true, 5);  // silu(gate) on scalar, * up on vector
-    } else {
+    } else if (c.m.activation == Activation::GeLU) {
       linear("up", T, h(), f);
       elementwise("gelu", T * f, 1, 0, true, 8);    // scalar (activation) engine only
+    } else {
+      linear("up", T, h(), f);
+      elementwise("relu2", T * f, 1, 1, false, 2);  // max(x, 0)^2 on the vector engine
     }
     quantize("down_in", T * f, false);
     linear("down", T, f, h());
@@ -238,7 +273,28 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
   Emitter e{c, fmt::format("L{}.", layer), {}, layer};
   const int64_t Tl = c.local_tokens(), h = c.m.hidden;
   const bool low = c.q.active;
-  if (c.m.encoder) {  // BERT: post-norm, sequential
+  if (c.m.hybrid()) {  // one mixer or MLP per layer, each pre-norm with its residual
+    const LayerKind k = c.m.kind(layer);
+    e.norm("norm1", Tl);
+    if (k == LayerKind::Moe) {
+      if (c.m.moe.shared_experts > 0) {
+        e.quantize("shared_in", Tl * h, true);
+        e.tp_boundary(Role::TpEnter, "shared_enter", low);
+        e.mlp_of(c.m.moe.shared_experts * c.m.moe.expert_ffn);
+        e.tp_boundary(Role::TpExit, "shared_exit");
+      }
+      e.moe();
+      e.elementwise("residual1", Tl * h, c.m.moe.shared_experts > 0 ? 3 : 2, 1, false, 1);
+    } else {
+      e.quantize("mixer_in", Tl * h, true);
+      e.tp_boundary(Role::TpEnter, "mixer_enter", low);
+      if (k == LayerKind::Mamba) e.mamba();
+      else if (k == LayerKind::Attention) e.attention();
+      else e.mlp();
+      e.tp_boundary(Role::TpExit, "mixer_exit");
+      e.elementwise("residual1", Tl * h, 2, 1, false, 1);
+    }
+  } else if (c.m.encoder) {  // BERT: post-norm, sequential
     e.quantize("attn_in", Tl * h, true);
     e.tp_boundary(Role::TpEnter, "attn_enter", low);
     e.attention();

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace trnsim {
@@ -84,6 +85,50 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
   return Bytes(el * total);
 }
 
+Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w, int64_t layer) {
+  if (!m.hybrid()) return layer_activation_bytes(m, w);
+  const double s = static_cast<double>(w.seq_len) / static_cast<double>(w.cp), b = static_cast<double>(w.micro_batch);
+  const double h = static_cast<double>(m.hidden), t = static_cast<double>(w.tp), sbh = s * b * h;
+  const double el = w.precision == Precision::FP32 ? 2.0 : 1.0;
+  const double outside_t = w.sequence_parallel ? t : 1.0;
+  if (w.checkpointing == Checkpointing::Full) return Bytes(el * 2 * sbh / outside_t);  // the layer input
+  const double lq = is_low_precision(linear_dtype(w.precision)) ? dtype_bytes(linear_dtype(w.precision)) / 2.0 : 1.0;
+  // Every kind keeps its norm input and the (quantized) input of its first linear layer.
+  double outside = 2 * sbh + 2 * sbh * lq, inside = 0;
+  switch (m.kind(layer)) {
+    case LayerKind::Mamba: {
+      // in_proj output (z, x, B, C, dt), conv output, the scan's output y, FP32 chunk states, the
+      // gated norm's output (out_proj's input).
+      const MambaSpec& ms = m.mamba;
+      const double di = static_cast<double>(ms.inner()), chunks = b * std::ceil(s / static_cast<double>(ms.chunk));
+      inside = 2 * s * b * static_cast<double>(ms.in_proj_width()) + 2 * s * b * static_cast<double>(ms.conv_channels()) +
+               2 * s * b * di + 4 * chunks * static_cast<double>(ms.heads * ms.head_dim * ms.state) + 2 * s * b * di * lq;
+      break;
+    }
+    case LayerKind::Attention: {
+      // Q, K (a + g heads), V (g heads), the out-projection input, and the kernel's saved state:
+      // the FP32 log-sum-exp per row (flash) or the s x s probabilities (unfused); none of it
+      // under selective recompute of the core.
+      const double a = static_cast<double>(m.heads), g = static_cast<double>(m.kv_heads);
+      const double d = static_cast<double>(m.head_dim());
+      double core = w.attention == Attention::Flash ? 4 * a * s * b : 2 * a * s * s * b;
+      if (w.checkpointing == Checkpointing::Selective) core = 0;
+      inside = 2 * s * b * d * (a + g) + 2 * s * b * d * g + 2 * s * b * a * d * lq + core;
+      break;
+    }
+    case LayerKind::Moe: {
+      // Routed copies of the tokens, and per routed token the expert's up output and activation.
+      const double f = static_cast<double>(m.moe.expert_ffn), k = static_cast<double>(m.moe.top_k);
+      const double mid = (gated(m.activation) ? 4 : 2) * f + 2 * f * lq;
+      inside = s * b * k * (2 * h + mid) + static_cast<double>(m.moe.shared_experts) * s * b * mid;
+      break;
+    }
+    default:
+      inside = s * b * static_cast<double>(m.ffn) * ((gated(m.activation) ? 4 : 2) + 2 * lq);
+  }
+  return Bytes(el * (outside / outside_t + inside / t));
+}
+
 // Chunk-micro-batches whose activations a pipeline rank holds at its peak. GPipe: every
 // micro-batch. 1F1B: p - r (Narayanan et al. 2021). Interleaved 1F1B (Megatron): the warm-up
 // forwards (p - r - 1)*2 + (v - 1)*p plus the one in flight; for rank 0 that is
@@ -104,6 +149,7 @@ std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan) {
       in.parameters += static_cast<double>(st.parameters);
       in.expert_parameters += static_cast<double>(st.expert_parameters);
       in.layers += st.num_layers;
+      if (st.num_layers > in.chunk_layers) in.chunk_first_layer = st.first_layer;
       in.chunk_layers = std::max(in.chunk_layers, st.num_layers);  // the largest chunk (uneven splits)
       in.first = in.first || st.first;
       in.last = in.last || st.last;
@@ -172,6 +218,12 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     b.in_flight = in_flight_chunks(w, rank, mbs);
     b.activation_per_layer = layer_activation_bytes(m, w);
     b.activations = b.activation_per_layer * static_cast<double>(chunk_layers * b.in_flight);
+    if (m.hybrid()) {  // layers of different kinds: the chunk's own sum
+      Bytes chunk;
+      for (int64_t l = in.chunk_first_layer; l < in.chunk_first_layer + chunk_layers; ++l) chunk += layer_activation_bytes(m, w, l);
+      b.activation_per_layer = chunk / static_cast<double>(std::max<int64_t>(1, chunk_layers));
+      b.activations = chunk * static_cast<double>(b.in_flight);
+    }
     // FP32 logits kept for the loss: one micro-batch's under 1F1B (its backward follows at once), all under GPipe.
     if (last)
       b.activations += Bytes(4.0 * w.micro_batch * (w.seq_len / w.cp) * (w.loss_parallel ? (m.vocab + w.tp - 1) / w.tp : m.vocab)) *
@@ -182,7 +234,13 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       // The layer being recomputed holds its activations again (per-op: the ones it did not keep).
       Workload nw = w;
       nw.checkpointing = Checkpointing::None;
-      tmp += layer_activation_bytes(m, nw) - (w.checkpointing == Checkpointing::Full ? Bytes(0) : layer_activation_bytes(m, w));
+      Bytes again = layer_activation_bytes(m, nw) - (w.checkpointing == Checkpointing::Full ? Bytes(0) : layer_activation_bytes(m, w));
+      if (m.hybrid()) {  // the heaviest layer of the chunk
+        again = Bytes(0);
+        for (int64_t l = in.chunk_first_layer; l < in.chunk_first_layer + chunk_layers; ++l)
+          again = std::max(again, layer_activation_bytes(m, nw, l));
+      }
+      tmp += again;
     }
     b.temporary = tmp;
     out.push_back(b);

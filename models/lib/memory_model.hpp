@@ -26,6 +26,9 @@ struct MemoryBreakdown {
 
 // Activation bytes of one layer for one micro-batch on one core.
 Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w);
+// The same for layer `layer` of a hybrid model (its kind: Mamba-2, MoE, attention, MLP); for other
+// models every layer is the standard block above.
+Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w, int64_t layer);
 // Worst stage first; one entry per stage.
 std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload& w, const StepPlan& plan);
 
@@ -37,6 +40,7 @@ struct RankMemoryInputs {
   double linear_parameters = 0;     // of those, the weights of low-precision linear GEMMs
   double expert_parameters = 0;     // of those, routed experts (ZeRO shards them over the EDP ranks)
   int64_t layers = 0, chunk_layers = 0;
+  int64_t chunk_first_layer = 0;    // first layer of that largest chunk (hybrid models sum its layers)
   bool first = false, last = false;  // holds the embedding / the LM head (FP32 logits)
   Bytes largest_output;             // biggest forward/backward/recompute op output
 };

@@ -10,10 +10,43 @@
 namespace trnsim {
 
 int64_t ModelSpec::expert_parameters(int64_t layer) const {
-  return is_moe_layer(layer) ? moe.experts * 3 * hidden * moe.expert_ffn : 0;
+  return is_moe_layer(layer) ? moe.experts * (gated(activation) ? 3 : 2) * hidden * moe.expert_ffn : 0;
 }
 
+LayerKind ModelSpec::kind(int64_t layer) const {
+  if (layer_pattern.empty()) return LayerKind::Standard;
+  switch (layer_pattern[static_cast<size_t>(layer)]) {
+    case 'M': return LayerKind::Mamba;
+    case 'E': return LayerKind::Moe;
+    case '*': return LayerKind::Attention;
+    default: return LayerKind::Mlp;
+  }
+}
+
+namespace {
+// One layer of a hybrid model: its mixer or MLP and one pre-norm.
+int64_t hybrid_layer_parameters(const ModelSpec& m, int64_t layer) {
+  const int64_t h = m.hidden, d = m.head_dim(), mats = gated(m.activation) ? 3 : 2;
+  const int64_t norm = (m.norm == NormKind::LayerNorm ? 2 : 1) * h;
+  switch (m.kind(layer)) {
+    case LayerKind::Mamba: {
+      const MambaSpec& s = m.mamba;
+      // in_proj; conv weights and bias; A_log, D, dt_bias per head; the gated norm; out_proj.
+      return norm + h * s.in_proj_width() + s.conv_channels() * (s.conv_kernel + 1) + 3 * s.heads + s.inner() +
+             s.inner() * h;
+    }
+    case LayerKind::Moe:
+      return norm + h * m.moe.experts + m.moe.shared_experts * mats * h * m.moe.expert_ffn + m.expert_parameters(layer);
+    case LayerKind::Attention:
+      return norm + h * (m.heads * d) + 2 * h * (m.kv_heads * d) + (m.heads * d) * h;
+    default:
+      return norm + mats * h * m.ffn;
+  }
+}
+}  // namespace
+
 int64_t ModelSpec::layer_parameters(int64_t layer) const {
+  if (hybrid()) return hybrid_layer_parameters(*this, layer);
   const int64_t h = hidden, d = head_dim();
   int64_t attn = h * (heads * d) + 2 * h * (kv_heads * d) + (heads * d) * h;
   if (mla.active()) {  // down / up projections with their latent norms, and the output projection
@@ -76,7 +109,8 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file)
   m.ffn = r.integer("ffn", 1, 1 << 20);
   m.vocab = r.integer("vocab", 2, 1 << 22);
   m.max_seq = r.integer("max_seq", 1, 1 << 22);
-  m.activation = r.choice("activation", {"swiglu", "gelu"}) == "swiglu" ? Activation::SwiGLU : Activation::GeLU;
+  const std::string act = r.choice("activation", {"swiglu", "gelu", "relu2"});
+  m.activation = act == "swiglu" ? Activation::SwiGLU : act == "gelu" ? Activation::GeLU : Activation::ReLU2;
   m.norm = r.choice("norm", {"rmsnorm", "layernorm"}) == "rmsnorm" ? NormKind::RMSNorm : NormKind::LayerNorm;
   m.rotary_fraction = r.number("rotary_fraction", 0.0, 1.0);
   m.parallel_residual = r.boolean("parallel_residual");
@@ -114,6 +148,36 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file)
     a.finish();
     if (m.kv_heads != m.heads)
       r.fail("kv_heads", "multi-head latent attention projects keys and values per head; remove kv_heads or set it to heads");
+  }
+  if (r.has("mamba")) {
+    auto a = r.child("mamba");
+    m.mamba.heads = a.integer("heads", 1, 1 << 14);
+    m.mamba.head_dim = a.integer("head_dim", 1, 4096);
+    m.mamba.state = a.integer("state", 1, 4096);
+    m.mamba.groups = a.integer_or("groups", 1, 1, 1 << 10);
+    m.mamba.conv_kernel = a.integer_or("conv_kernel", 4, 1, 64);
+    m.mamba.chunk = a.integer_or("chunk", 128, 1, 1 << 16);
+    a.ignore("source");
+    a.ignore("notes");
+    a.finish();
+    if (m.mamba.heads % m.mamba.groups != 0)
+      a.fail("groups", fmt::format("groups {} must divide the {} heads", m.mamba.groups, m.mamba.heads));
+  }
+  if (r.has("layer_pattern")) {
+    m.layer_pattern = r.string("layer_pattern");
+    if (static_cast<int64_t>(m.layer_pattern.size()) != m.layers)
+      r.fail("layer_pattern", fmt::format("{} characters for {} layers; give one of M E * - per layer",
+                                          m.layer_pattern.size(), m.layers));
+    const auto bad = m.layer_pattern.find_first_not_of("ME*-");
+    if (bad != std::string::npos)
+      r.fail("layer_pattern", fmt::format("'{}' at layer {}: use M (Mamba-2), E (MoE), * (attention) or - (MLP)",
+                                          m.layer_pattern[bad], bad));
+    if (m.layer_pattern.find('M') != std::string::npos && !m.mamba.active())
+      r.fail("mamba", "the layer pattern has Mamba-2 layers (M); add \"mamba\": {heads, head_dim, state, groups}");
+    if (m.layer_pattern.find('E') != std::string::npos && !m.moe.active())
+      r.fail("moe", "the layer pattern has MoE layers (E); add \"moe\": {...}");
+  } else if (m.mamba.active()) {
+    r.fail("layer_pattern", "a Mamba-2 model needs its layer pattern (one of M E * - per layer)");
   }
   if (r.has("sliding_window")) {
     auto sw = r.child("sliding_window");

@@ -7,7 +7,10 @@
 
 namespace trnsim {
 
-enum class Activation { SwiGLU, GeLU };
+// MLP activation. SwiGLU is gated (gate and up projections); GeLU and squared ReLU (Nemotron-H /
+// Nemotron 3: relu(x)^2) are not (one up projection).
+enum class Activation { SwiGLU, GeLU, ReLU2 };
+inline bool gated(Activation a) { return a == Activation::SwiGLU; }
 enum class NormKind { RMSNorm, LayerNorm };
 
 // Mixture-of-experts MLP (layers from `dense_layers` on): a router scores `experts` routed
@@ -29,6 +32,24 @@ struct MlaSpec {
   bool active() const { return kv_lora_rank > 0; }
   int64_t qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
 };
+
+// Mamba-2 mixer (Dao & Gu 2024, state-space duality; Nemotron-H / Nemotron 3 hybrids): `heads`
+// SSM heads of `head_dim` channels (d_inner = heads x head_dim), `groups` groups of B / C of
+// `state` dimensions, a depthwise causal conv of `conv_kernel`, the chunked scan over `chunk` tokens.
+struct MambaSpec {
+  int64_t heads = 0, head_dim = 0, state = 0, groups = 1, conv_kernel = 4, chunk = 128;
+  bool active() const { return heads > 0; }
+  int64_t inner() const { return heads * head_dim; }
+  int64_t conv_channels() const { return inner() + 2 * groups * state; }
+  // in_proj outputs: z (gate) and x (d_inner each), B and C (groups x state each), dt (one per head).
+  int64_t in_proj_width() const { return 2 * inner() + 2 * groups * state + heads; }
+};
+
+// What a layer of a hybrid model is (model field layer_pattern, Nemotron-H's
+// hybrid_override_pattern): a Mamba-2 mixer ('M'), a MoE MLP ('E'), self-attention ('*') or a dense
+// MLP ('-'), each with its own pre-norm and residual. Models without a pattern have standard blocks
+// (attention then MLP or MoE).
+enum class LayerKind { Standard, Mamba, Moe, Attention, Mlp };
 
 // Sliding-window attention on some layers (GPT-OSS: every other layer; Gemma 2/3, Mistral): a
 // windowed layer's queries see only the last `window` keys. Layer i is full-attention when
@@ -57,9 +78,16 @@ struct ModelSpec {
   MoeSpec moe;
   MlaSpec mla;
   SlidingWindowSpec sliding_window;
+  MambaSpec mamba;
+  std::string layer_pattern;  // one of M E * - per layer (empty: standard blocks)
+
+  LayerKind kind(int64_t layer) const;
+  bool hybrid() const { return !layer_pattern.empty(); }
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden / heads; }
-  bool is_moe_layer(int64_t layer) const { return moe.active() && layer >= moe.dense_layers; }
+  bool is_moe_layer(int64_t layer) const {
+    return hybrid() ? kind(layer) == LayerKind::Moe : moe.active() && layer >= moe.dense_layers;
+  }
   // Parameters of one transformer block (layer 0..layers-1; MoE layers differ from dense ones).
   int64_t layer_parameters(int64_t layer = 0) const;
   // Of those, the routed experts' (sharded over expert parallelism; 0 for a dense layer).

@@ -24,6 +24,13 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if (m.kv_heads % w.tp != 0 && w.tp % m.kv_heads != 0)
     fail("/parallel/tp", fmt::format("tp {} and kv_heads {} of {} must divide one another", w.tp, m.kv_heads, m.name));
   if (m.ffn % w.tp != 0) fail("/parallel/tp", fmt::format("tp {} does not divide FFN size {}", w.tp, m.ffn));
+  if (m.mamba.active() && (m.mamba.heads % w.tp != 0 || m.mamba.groups % w.tp != 0))
+    fail("/parallel/tp", fmt::format("tp {} must divide the {} Mamba-2 heads and {} groups of {}", w.tp, m.mamba.heads,
+                                     m.mamba.groups, m.name));
+  if (m.hybrid() && w.checkpointing == Checkpointing::OpSelective)
+    fail("/checkpointing", "per-op selective checkpointing is modelled for standard blocks only; use none, selective or full");
+  if (m.hybrid() && w.cp > 1)
+    fail("/parallel/cp", "context parallelism of Mamba-2 layers is not modelled; use cp 1");
   if (w.ep > 1 && !m.moe.active())
     fail("/parallel/ep", fmt::format("ep {} but {} has no experts (not a MoE model); set ep 1", w.ep, m.name));
   if (m.moe.active() && m.moe.experts % w.ep != 0)

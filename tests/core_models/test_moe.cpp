@@ -10,6 +10,7 @@
 #include "memory_model.hpp"
 #include "model_spec.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
 
 using namespace trnsim;
 using test::sum_ops;

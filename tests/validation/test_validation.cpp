@@ -124,6 +124,24 @@ TEST_CASE("NVIDIA NeMo rows name every missing feature", "[validation]") {
     CHECK(c.not_expressible.find("pipeline layout") != std::string::npos);
     CHECK((c.not_expressible.find("MTP") != std::string::npos) == (c.model_name.find("w/o MTP") == std::string::npos));
   }
+  // GPT-OSS (sliding-window attention) and Nemotron 3 Nano (Mamba-2 hybrid) rows are workloads now;
+  // the larger Nemotron 3 models name their missing shapes.
+  int oss = 0, nano = 0;
+  for (const auto& c : load_dataset("nvidia_nemo_moe", kCsv)) {
+    if (c.model_name.find("GPT OSS") != std::string::npos) oss += c.has_workload;
+    if (c.model_name.find("Nemotron_3_Nano") != std::string::npos) {
+      REQUIRE(c.has_workload);
+      CHECK(c.model.hybrid());
+      CHECK(c.workload.ep == 8);
+      ++nano;
+    } else if (c.model_name.find("Nemotron_3") != std::string::npos) {
+      CHECK(c.not_expressible.find("shapes are not in the sources") != std::string::npos);
+    }
+    CHECK(c.not_expressible.find("sliding-window") == std::string::npos);
+    CHECK(c.not_expressible.find("Mamba") == std::string::npos);
+  }
+  CHECK(oss == 39);
+  CHECK(nano == 24);
 }
 
 TEST_CASE("every corpus row is predicted, calibration, not expressible or refused", "[validation]") {

@@ -74,7 +74,8 @@ const NemoMoe kNemoMoe[] = {
     {"DeepSeek", nullptr, "pipeline layout of 61 layers not stated; multi-token prediction (MTP) module"},
     {"Kimi", nullptr, "model file not written (Kimi K2's shape is recalled, not re-read)"},
     {"GPT OSS", "gpt-oss-120b", nullptr},  // alternating sliding-window attention (model field sliding_window)
-    {"Nemotron_3", nullptr, "Mamba-2 hybrid layers"},
+    {"Nemotron_3_Nano", "nemotron-3-nano", nullptr},  // Mamba-2 / MoE / attention hybrid (model field layer_pattern)
+    {"Nemotron_3", nullptr, "model file not written (Nemotron 3 Super / Ultra / 3.5 Lightning shapes are not in the sources)"},
     {"Mixtral", nullptr, "model file not written yet"},
 };
 const NemoMoe* moe_of(const std::string& model) {
