@@ -25,6 +25,20 @@ inline Workload workload(const std::string& model, const std::string& hw, int64_
   return w;
 }
 
+// A Megatron-Core / NeMo style MoE workload: flash attention, mixed BF16 with FP32 gradients, the
+// distributed optimizer (ZeRO-1), SP with TP, `ep` expert-parallel ranks.
+inline Workload moe_workload(const std::string& model, const std::string& hw, int64_t nodes, int64_t tp, int64_t dp,
+                             int64_t ep, int64_t mb, int64_t gb, int64_t seq) {
+  Workload w = workload(model, hw, nodes, tp, 1, dp, mb, gb, seq);
+  w.ep = ep;
+  w.sequence_parallel = tp > 1;
+  w.attention = Attention::Flash;
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  w.zero = 1;
+  return w;
+}
+
 // The op of a step plan with this label (nullptr if none), searched over every stage's graph.
 inline const Op* op_named(const StepPlan& p, const std::string& label) {
   for (const auto& st : p.stages)

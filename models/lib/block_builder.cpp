@@ -244,6 +244,19 @@ struct Emitter {
   void gemm_batched(const std::string& name, int64_t batch, int64_t m, int64_t k, int64_t n) {
     compute(ops::gemm(name, batch, m, k, n, c.dt));
   }
+  // A MoE MLP on the normalised input: the shared experts (a dense MLP, tensor-parallel as the
+  // block's), the routed experts, and the residual sum of both with the block input.
+  void experts_with_residual(const std::string& residual) {
+    const int64_t Tl = c.local_tokens();
+    if (c.m.moe.shared_experts > 0) {
+      quantize("shared_in", Tl * h(), true);
+      tp_boundary(Role::TpEnter, "shared_enter", c.q.active);
+      mlp_of(c.m.moe.shared_experts * c.m.moe.expert_ffn);
+      tp_boundary(Role::TpExit, "shared_exit");
+    }
+    moe();
+    elementwise(residual, Tl * h(), c.m.moe.shared_experts > 0 ? 3 : 2, 1, false, 1);
+  }
   void mlp() { mlp_of(c.m.ffn); }
   void mlp_of(int64_t ffn) {
     const int64_t T = c.tokens(), f = ffn / t();
@@ -277,14 +290,7 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
     const LayerKind k = c.m.kind(layer);
     e.norm("norm1", Tl);
     if (k == LayerKind::Moe) {
-      if (c.m.moe.shared_experts > 0) {
-        e.quantize("shared_in", Tl * h, true);
-        e.tp_boundary(Role::TpEnter, "shared_enter", low);
-        e.mlp_of(c.m.moe.shared_experts * c.m.moe.expert_ffn);
-        e.tp_boundary(Role::TpExit, "shared_exit");
-      }
-      e.moe();
-      e.elementwise("residual1", Tl * h, c.m.moe.shared_experts > 0 ? 3 : 2, 1, false, 1);
+      e.experts_with_residual("residual1");
     } else {
       e.quantize("mixer_in", Tl * h, true);
       e.tp_boundary(Role::TpEnter, "mixer_enter", low);
@@ -329,14 +335,7 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
     e.tp_boundary(Role::TpExit, "attn_exit");
     e.elementwise("residual1", Tl * h, 2, 1, false, 1);
     e.norm("norm2", Tl);
-    if (c.m.moe.shared_experts > 0) {  // shared experts: a dense SwiGLU MLP, tensor-parallel as the block's
-      e.quantize("shared_in", Tl * h, true);
-      e.tp_boundary(Role::TpEnter, "shared_enter", low);
-      e.mlp_of(c.m.moe.shared_experts * c.m.moe.expert_ffn);
-      e.tp_boundary(Role::TpExit, "shared_exit");
-    }
-    e.moe();
-    e.elementwise("residual2", Tl * h, c.m.moe.shared_experts > 0 ? 3 : 2, 1, false, 1);
+    e.experts_with_residual("residual2");
   } else {  // Llama: pre-norm, sequential
     e.norm("norm1", Tl);
     e.quantize("attn_in", Tl * h, true);

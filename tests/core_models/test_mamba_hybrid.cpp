@@ -16,14 +16,7 @@ using namespace trnsim;
 
 namespace {
 Workload nano(int64_t seq, int64_t tp = 1) {
-  Workload w = test::workload("nemotron-3-nano", "gb300-nvl72", 2, tp, 1, 8 / tp, 1, 64 / tp, seq);
-  w.ep = 8 / tp;
-  w.attention = Attention::Flash;
-  w.precision = Precision::MixedBF16;
-  w.fp32_grads = true;
-  w.zero = 1;
-  w.sequence_parallel = tp > 1;
-  return w;
+  return test::moe_workload("nemotron-3-nano", "gb300-nvl72", 2, tp, 8 / tp, 8 / tp, 1, 64 / tp, seq);
 }
 double fwd_flops(const StepPlan& p, const std::string& prefix) {
   double f = 0;

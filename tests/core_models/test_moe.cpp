@@ -18,14 +18,7 @@ using test::workload;
 
 namespace {
 Workload qwen(int64_t tp, int64_t dp, int64_t ep, int64_t mb = 1) {
-  Workload w = workload("qwen3-30b-a3b", "gb200-nvl72", dp * tp / 4, tp, 1, dp, mb, dp * mb * 2, 4096);
-  w.ep = ep;
-  w.sequence_parallel = tp > 1;
-  w.attention = Attention::Flash;
-  w.precision = Precision::MixedBF16;
-  w.fp32_grads = true;
-  w.zero = 1;
-  return w;
+  return test::moe_workload("qwen3-30b-a3b", "gb200-nvl72", dp * tp / 4, tp, dp, ep, mb, dp * mb * 2, 4096);
 }
 }  // namespace
 

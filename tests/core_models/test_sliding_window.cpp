@@ -13,15 +13,7 @@
 using namespace trnsim;
 
 namespace {
-Workload oss(int64_t seq) {
-  Workload w = test::workload("gpt-oss-120b", "gb200-nvl72", 16, 1, 1, 64, 1, 128, seq);
-  w.ep = 64;
-  w.attention = Attention::Flash;
-  w.precision = Precision::MixedBF16;
-  w.fp32_grads = true;
-  w.zero = 1;
-  return w;
-}
+Workload oss(int64_t seq) { return test::moe_workload("gpt-oss-120b", "gb200-nvl72", 16, 1, 64, 64, 1, 128, seq); }
 }  // namespace
 
 TEST_CASE("GPT-OSS-120B: the published parameter count by hand", "[window][moe]") {
