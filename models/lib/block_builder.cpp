@@ -405,3 +405,31 @@ std::vector<FwdOp> head_forward(const ShardContext& c) {
 }
 
 }  // namespace trnsim
+
+namespace trnsim {
+
+std::vector<FwdOp> mtp_forward(const ShardContext& c, int depth) {
+  const int id = static_cast<int>(c.m.layers) + depth;
+  const std::string prefix = fmt::format("mtp{}.", depth);
+  Emitter e{c, prefix, {}, id};
+  const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
+  e.compute(ops::embedding("embed", T * h, c.dt));  // vocab-parallel lookup of the shifted tokens
+  e.tp_boundary(Role::TpExit, "embed_reduce");
+  e.norm("enorm", Tl);
+  e.norm("hnorm", Tl);
+  e.gemm("eh_proj", Tl, 2 * h, h);  // small; each TP rank projects its own tokens
+  // A block like the model's last, then the shared head: relabelled into this module.
+  auto relabel = [&](std::vector<FwdOp> ops, const std::string& from) {
+    for (auto& f : ops) {
+      if (f.op.label.rfind(from, 0) == 0) f.op.label = prefix + f.op.label.substr(from.size());
+      f.op.layer = id;
+      e.out.push_back(std::move(f));
+    }
+  };
+  relabel(block_forward(c, static_cast<int>(c.m.layers) - 1), fmt::format("L{}.", c.m.layers - 1));
+  relabel(head_forward(c), "");
+  for (auto& f : e.out) f.op.layer = id;
+  return e.out;
+}
+
+}  // namespace trnsim

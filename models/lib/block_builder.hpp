@@ -70,5 +70,9 @@ struct ShardContext {
 std::vector<FwdOp> block_forward(const ShardContext& c, int layer);
 std::vector<FwdOp> embedding_forward(const ShardContext& c);
 std::vector<FwdOp> head_forward(const ShardContext& c);
+// Multi-token-prediction module `depth` (0-based), after the head on the last stage: the next
+// tokens' embedding (shared table), two RMSNorms, the 2h -> h projection, a block like the last
+// layer, and the shared head with its loss. Its ops carry layer id layers + depth.
+std::vector<FwdOp> mtp_forward(const ShardContext& c, int depth);
 
 }  // namespace trnsim

@@ -228,6 +228,15 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     if (last)
       b.activations += Bytes(4.0 * w.micro_batch * (w.seq_len / w.cp) * (w.loss_parallel ? (m.vocab + w.tp - 1) / w.tp : m.vocab)) *
                        static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
+    // Multi-token prediction on the last stage: each module's block (as the last layer), its norm
+    // and projection inputs (the two normalised halves and their concatenation), and its own FP32 logits.
+    if (last && m.mtp_layers > 0) {
+      const double sb = static_cast<double>(w.micro_batch * (w.seq_len / w.cp)), hh = static_cast<double>(m.hidden);
+      const double el = w.precision == Precision::FP32 ? 2.0 : 1.0, sp = w.sequence_parallel ? static_cast<double>(w.tp) : 1.0;
+      const Bytes module = layer_activation_bytes(m, w, m.layers - 1) + Bytes(el * (4 * sb * hh + 4 * sb * hh) / sp) +
+                           Bytes(4.0 * sb * static_cast<double>((m.vocab + w.tp - 1) / w.tp));
+      b.activations += module * static_cast<double>(m.mtp_layers * (w.schedule == Schedule::GPipe ? b.in_flight : 1));
+    }
     // Largest temporary (see rank_memory_inputs), and under full recompute one layer's full activations.
     Bytes tmp = in.largest_output;
     if (w.checkpointing == Checkpointing::Full || w.checkpointing == Checkpointing::OpSelective) {

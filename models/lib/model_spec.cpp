@@ -13,6 +13,14 @@ int64_t ModelSpec::expert_parameters(int64_t layer) const {
   return is_moe_layer(layer) ? moe.experts * (gated(activation) ? 3 : 2) * hidden * moe.expert_ffn : 0;
 }
 
+// One MTP module (Megatron-Core MultiTokenPredictionLayer): RMSNorms of the hidden state and of
+// the next tokens' embedding, the 2h -> h projection, a block like the last layer, and the shared
+// head's own final norm.
+int64_t ModelSpec::mtp_parameters() const {
+  return mtp_layers * (3 * hidden + 2 * hidden * hidden + layer_parameters(layers - 1));
+}
+int64_t ModelSpec::mtp_expert_parameters() const { return mtp_layers * expert_parameters(layers - 1); }
+
 LayerKind ModelSpec::kind(int64_t layer) const {
   if (layer_pattern.empty()) return LayerKind::Standard;
   switch (layer_pattern[static_cast<size_t>(layer)]) {
@@ -179,6 +187,7 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file)
   } else if (m.mamba.active()) {
     r.fail("layer_pattern", "a Mamba-2 model needs its layer pattern (one of M E * - per layer)");
   }
+  m.mtp_layers = r.integer_or("mtp_layers", 0, 0, 8);
   if (r.has("sliding_window")) {
     auto sw = r.child("sliding_window");
     m.sliding_window.window = sw.integer("window", 1, 1 << 22);

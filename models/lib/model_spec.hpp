@@ -80,6 +80,11 @@ struct ModelSpec {
   SlidingWindowSpec sliding_window;
   MambaSpec mamba;
   std::string layer_pattern;  // one of M E * - per layer (empty: standard blocks)
+  // Multi-token prediction depth (DeepSeek-V3: 1): modules after the last layer that predict one
+  // more token each. Not part of total_parameters() (the published 671 B excludes them).
+  int64_t mtp_layers = 0;
+  int64_t mtp_parameters() const;           // all MTP modules (the embedding and head are shared)
+  int64_t mtp_expert_parameters() const;    // of those, routed experts
 
   LayerKind kind(int64_t layer) const;
   bool hybrid() const { return !layer_pattern.empty(); }

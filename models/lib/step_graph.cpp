@@ -36,6 +36,9 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if (m.moe.active() && m.moe.experts % w.ep != 0)
     fail("/parallel/ep", fmt::format("ep {} does not divide the {} experts of {}; use a divisor of {}", w.ep, m.moe.experts,
                                      m.name, m.moe.experts));
+  if ((w.tp * w.dp) % w.ep != 0)
+    fail("/parallel/ep", fmt::format("ep {} must divide tp x dp = {} (expert-parallel ranks come from the TP and DP ranks "
+                                     "of one pipeline stage)", w.ep, w.tp * w.dp));
   if (w.cp > 1 && w.attention != Attention::Flash)
     fail("/attention", "context parallelism runs attention as a ring of flash kernels; set attention \"flash\"");
   if (m.moe.active() && w.tp > 1 && !w.sequence_parallel)
@@ -309,7 +312,15 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
                         (m.layer_parameters(l) - m.expert_parameters(l)) / w.tp + experts, true, experts});
     }
     if (st.last) pieces.push_back({head_forward(ctx), m.head_parameters() / w.tp, false});
+    if (st.last)
+      for (int d = 0; d < m.mtp_layers; ++d) {
+        const int64_t experts = m.mtp_expert_parameters() / m.mtp_layers / w.ep;
+        pieces.push_back({mtp_forward(ctx, d), (m.mtp_parameters() - m.mtp_expert_parameters()) / m.mtp_layers / w.tp + experts,
+                          true, experts});
+      }
     for (auto& p : pieces) st.parameters += p.params, st.expert_parameters += p.expert_params;
+    // MTP looks up the next tokens in the shared embedding: the last stage keeps a copy.
+    if (st.last && m.mtp_layers > 0 && w.pp > 1) st.parameters += m.vocab * m.hidden / w.tp;
     if (st.last && m.tied_embeddings && w.pp > 1) st.parameters += m.vocab * m.hidden / w.tp;  // head's copy
 
     GraphBuilder gb{st};

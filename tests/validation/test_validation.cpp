@@ -116,13 +116,13 @@ TEST_CASE("NVIDIA NeMo rows name every missing feature", "[validation]") {
       CHECK(n.front() == n[1] - 1);
       CHECK(n.back() == n[1] - 1);
     }
-  // MoE rows are the nvidia_nemo_moe dataset. DeepSeek-V3 has MLA now; its rows need the pipeline
-  // layout the pages do not state (61 layers over PP x VP), and MTP unless the row says "w/o MTP".
+  // MoE rows are the nvidia_nemo_moe dataset. DeepSeek-V3 has MLA and MTP now; its rows need only
+  // the pipeline layout the pages do not state (61 layers over PP x VP).
   for (const auto& c : load_dataset("nvidia_nemo_moe", kCsv)) {
     if (c.model_name.find("DeepSeekV3") == std::string::npos) continue;
     CHECK(c.not_expressible.find("MLA") == std::string::npos);
+    CHECK(c.not_expressible.find("MTP") == std::string::npos);
     CHECK(c.not_expressible.find("pipeline layout") != std::string::npos);
-    CHECK((c.not_expressible.find("MTP") != std::string::npos) == (c.model_name.find("w/o MTP") == std::string::npos));
   }
   // GPT-OSS (sliding-window attention) and Nemotron 3 Nano (Mamba-2 hybrid) rows are workloads now;
   // the larger Nemotron 3 models name their missing shapes.
