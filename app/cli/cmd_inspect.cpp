@@ -1,5 +1,5 @@
 // cmd_inspect.cpp — the `validate`, `list` and `graph` subcommands: check files, list the shipped
-// hardware / models / workloads, and draw a step's operator graph.
+// hardware / models / workloads / stack profiles, and draw a step's operator graph.
 #include <fmt/format.h>
 
 #include <boost/graph/graphviz.hpp>
@@ -23,7 +23,7 @@
 namespace trnsim {
 int cmd_validate(const ArgList& argv) {
   Args a("validate", "FILE.json...",
-         "Strictly check hw/, models/ and workloads/ files (kind guessed from the folder or keys);\n"
+         "Strictly check hw/, models/, workloads/ and stacks/ files (kind guessed from the keys);\n"
          "workloads are also checked against their model and hardware, memory included.");
   a.option("data-dir", "", "directory holding hw/ and models/");
   if (!a.parse(argv)) return 0;
@@ -43,11 +43,11 @@ int cmd_validate(const ArgList& argv) {
 }
 
 int cmd_list(const ArgList& argv) {
-  Args a("list", "", "List the hardware, models and workloads trnsim knows (from the data directory).");
-  a.option("data-dir", "", "directory holding hw/, models/ and workloads/");
+  Args a("list", "", "List the hardware, models, workloads and training-stack profiles trnsim knows (from the data directory).");
+  a.option("data-dir", "", "directory holding hw/, models/, workloads/ and stacks/");
   if (!a.parse(argv)) return 0;
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
-  for (const char* dir : {"hw", "models", "workloads"}) {
+  for (const char* dir : {"hw", "models", "workloads", "stacks"}) {
     std::cout << dir << ":\n";
     std::vector<std::string> names;
     const auto path = std::filesystem::path(data_dir()) / dir;
