@@ -37,6 +37,9 @@ std::string data_dir() {
 std::string model_path(const std::string& name) { return data_dir() + "/models/" + name + ".json"; }
 std::string hw_path(const std::string& name) { return data_dir() + "/hw/" + name + ".json"; }
 std::string stack_path(const std::string& name) {
+  if (name.empty() || name[0] == '.' || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789._-") != std::string::npos)
+    throw ConfigError(fmt::format("\"{}\" is not a stack name; use a file name from stacks/ without directory or .json "
+                                  "(`trnsim list` shows them)", name));
   const std::string path = data_dir() + "/stacks/" + name + ".json";
   if (!std::filesystem::exists(path)) {
     std::vector<std::string> names;

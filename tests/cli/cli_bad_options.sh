@@ -49,6 +49,9 @@ check "--axes tp: \"x\" is not a value" $Q --axes tp=x
 check "--axes precision: \"fp6\" is not a precision (bf16, fp8, mxfp8, nvfp4)" $Q --axes precision=fp6
 check "the space is empty" $Q --axes tp=64
 check "--top-k 0 is out of range" $Q --top-k 0
+# search --stack: an unknown profile or a path is a usage error naming the option.
+check "--stack: unknown stack" search --model llama2-7b --hw trn1.32xlarge --nodes 1 --stack torchtitn
+check "--stack: \"../hw/trn1.32xlarge\" is not a stack name" search --model llama2-7b --hw trn1.32xlarge --nodes 1 --stack ../hw/trn1.32xlarge
 # compare: the study argument and numeric options.
 check "expected one STUDY.json" compare
 check "--tolerance" compare studies/r3-2023.json --tolerance 2
