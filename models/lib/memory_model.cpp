@@ -201,7 +201,11 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       // With fsdp_shard "master" the shard is the FP32 master itself (counted below): only the
       // gathered pieces exist in the compute dtype.
       const double shard = w.fsdp_shard == Workload::FsdpShard::Master && has_fp32_master(w.precision) ? 0.0 : sharded;
-      b.weights = Bytes(shard * pbytes + 2.0 * piece / static_cast<double>(w.tp) * pbytes);
+      // Gathered at once: the running piece and the prefetched ones; without resharding after
+      // forward, every piece of the rank stays gathered until its backward.
+      const double gathered = w.fsdp_reshard_after_forward ? static_cast<double>(1 + w.fsdp_prefetch) * piece / static_cast<double>(w.tp)
+                                                           : P;
+      b.weights = Bytes(shard * pbytes + gathered * pbytes);
     }
     // ZeRO-2/3 keep their gradient shard plus one layer's full gradients (the reduce bucket in flight).
     b.gradients = w.zero >= 2 ? Bytes(sharded * gbytes + P / static_cast<double>(std::max<int64_t>(1, layers)) * gbytes)
@@ -212,7 +216,8 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     // both between steps); under ZeRO-3 only the gathered pieces (two layers) hold them.
     if (is_low_precision(lin)) {
       double lp = in.linear_parameters;
-      if (w.zero == 3 && w.dp_cp() > 1) lp *= std::min(1.0, 2.0 / static_cast<double>(std::max<int64_t>(1, layers)));
+      if (w.zero == 3 && w.dp_cp() > 1 && w.fsdp_reshard_after_forward)
+        lp *= std::min(1.0, static_cast<double>(1 + w.fsdp_prefetch) / static_cast<double>(std::max<int64_t>(1, layers)));
       b.low_precision_weights = Bytes(lp * dtype_bytes(lin) * 2);
     }
     b.in_flight = in_flight_chunks(w, rank, mbs);

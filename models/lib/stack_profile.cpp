@@ -18,7 +18,7 @@ const std::vector<std::string>& stack_settable_fields() {
       "fp8_recipe",        "fused/qkv",              "fused/gate_up",       "parallel/sequence_parallel",
       "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap",
       "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance",
-      "parallel/fsdp_shard", "parallel/loss_parallel"};
+      "parallel/fsdp_shard", "parallel/fsdp_reshard_after_forward", "parallel/fsdp_prefetch", "parallel/loss_parallel"};
   return fields;
 }
 

@@ -337,10 +337,14 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       g.phase = phase;
       return gb.add(g, false);
     };
-    if (zero3) st.forward.push_back(gather(pieces.front(), Phase::Forward));
+    // Prefetch depth k: the first k pieces are gathered up front, then piece i + k while piece i
+    // runs (k = 0: each piece's gather just before it).
+    const size_t ahead = static_cast<size_t>(w.fsdp_prefetch);
+    if (zero3)
+      for (size_t pi = 0; pi < std::min(ahead, pieces.size()); ++pi) st.forward.push_back(gather(pieces[pi], Phase::Forward));
     for (size_t pi = 0; pi < pieces.size(); ++pi) {
       auto& p = pieces[pi];
-      if (zero3 && pi + 1 < pieces.size()) st.forward.push_back(gather(pieces[pi + 1], Phase::Forward));
+      if (zero3 && pi + ahead < pieces.size()) st.forward.push_back(gather(pieces[pi + ahead], Phase::Forward));
       for (auto& f : p.fwd) {
         if (f.op.is_collective() && f.role == Role::TpEnter && !sp) continue;  // f is identity in forward
         Op o = f.op;
@@ -349,10 +353,16 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         if (!o.is_collective()) fwd_bwd_flops += o.flops.base();
       }
     }
-    // Backward, pieces in reverse; recompute first where checkpointing asks for it.
-    if (zero3) st.backward.push_back(gather(pieces.back(), Phase::Backward));
+    // Backward, pieces in reverse; recompute first where checkpointing asks for it. Without
+    // resharding after forward the parameters are still gathered: no second all-gather.
+    const bool regather = zero3 && w.fsdp_reshard_after_forward;
+    const size_t n_pieces = pieces.size();
+    if (regather)
+      for (size_t k = 0; k < std::min(ahead, n_pieces); ++k) st.backward.push_back(gather(pieces[n_pieces - 1 - k], Phase::Backward));
     for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
-      if (zero3 && std::next(it) != pieces.rend()) st.backward.push_back(gather(*std::next(it), Phase::Backward));
+      const size_t from_end = static_cast<size_t>(std::distance(pieces.rbegin(), it));
+      if (regather && from_end + ahead < n_pieces)
+        st.backward.push_back(gather(pieces[n_pieces - 1 - from_end - ahead], Phase::Backward));
       if (it->is_block && w.checkpointing != Checkpointing::None) {
         int matmuls = 0;  // per-op selective: the block's linear GEMMs in order
         for (auto& f : it->fwd) {

@@ -130,6 +130,8 @@ Workload workload_from_json(const nlohmann::json& given, const std::string& file
     w.fsdp_shard = p.choice_or("fsdp_shard", "separate", {"separate", "master"}) == "master" ? Workload::FsdpShard::Master
                                                                                             : Workload::FsdpShard::Separate;
     w.loss_parallel = p.boolean_or("loss_parallel", true);
+    w.fsdp_reshard_after_forward = p.boolean_or("fsdp_reshard_after_forward", true);
+    w.fsdp_prefetch = p.integer_or("fsdp_prefetch", 1, 0, 8);
     // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch.
     w.reduce_every_micro_batch = p.choice_or("grad_reduce", w.zero >= 2 ? "per_micro_batch" : "per_step",
                                              {"per_step", "per_micro_batch"}) == "per_micro_batch";
@@ -220,6 +222,8 @@ std::string workload_to_json(const Workload& w) {
   if (w.moe_load_imbalance != 1.0) j["parallel"]["moe_load_imbalance"] = w.moe_load_imbalance;
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["parallel"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["parallel"]["loss_parallel"] = false;
+  if (!w.fsdp_reshard_after_forward) j["parallel"]["fsdp_reshard_after_forward"] = false;
+  if (w.fsdp_prefetch != 1) j["parallel"]["fsdp_prefetch"] = w.fsdp_prefetch;
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   j["precision"] = to_string(w.precision);
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);

@@ -117,6 +117,13 @@ struct Workload {
   // sharded parameter *is* the FP32 master; BF16 copies exist only for the gathered units
   // (PyTorch FSDP1 / FSDP2 with a mixed-precision policy: cast at all-gather time).
   enum class FsdpShard { Separate, Master } fsdp_shard = FsdpShard::Separate;
+  // ZeRO-3 / FSDP schedule. Reshard after forward (FSDP FULL_SHARD, FSDP2's default, DeepSpeed
+  // ZeRO-3): each unit's gathered parameters are freed after its forward and gathered again for its
+  // backward; off (FSDP SHARD_GRAD_OP, FSDP2 reshard_after_forward=False): they stay gathered until
+  // the backward, no second all-gather, the rank's whole parameters in memory. Prefetch: units
+  // gathered ahead of the one running (FSDP2's default 1; 0: gather just before use).
+  bool fsdp_reshard_after_forward = true;
+  int64_t fsdp_prefetch = 1;
   // Vocabulary-parallel loss: the LM head's logits stay split over TP through the cross-entropy
   // (Megatron's vocab-parallel CE, torchtitan's loss_parallel). Off: the logits are all-gathered
   // and every TP rank holds and reduces the full-vocabulary logits (DTensor's default

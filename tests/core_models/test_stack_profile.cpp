@@ -180,3 +180,51 @@ TEST_CASE("loss_parallel false: logits all-gathered over TP, full-vocabulary los
   const double shard = 4.0 * T * static_cast<double>((m.vocab + 3) / 4);
   CHECK((mr.activations - mp.activations).base() == Approx(4.0 * T * V - shard).epsilon(1e-9));
 }
+
+TEST_CASE("FSDP schedule: reshard after forward and prefetch depth, in the graph and in memory", "[stack][memory][zero3]") {
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  Workload w = test::workload("llama3.1-8b", "dgx-h100", 2, 1, 1, 16, 1, 16, 4096);
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  w.zero = 3;
+  w.reduce_every_micro_batch = true;
+  w.attention = Attention::Flash;
+  w.fsdp_shard = Workload::FsdpShard::Master;
+  auto gathers = [](const StepPlan& p, Phase phase) {
+    int n = 0;
+    for (const auto& st : p.stages)
+      for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
+        n += st.graph[v].kind == OpKind::AllGather && st.graph[v].group == Group::DP && st.graph[v].phase == phase;
+    return n;
+  };
+  const int pieces = static_cast<int>(m.layers) + 2;  // embedding, blocks, head
+  const auto base_plan = build_step_plan(m, w);
+  CHECK(gathers(base_plan, Phase::Forward) == pieces);
+  CHECK(gathers(base_plan, Phase::Backward) == pieces);
+  const auto base = memory_per_stage(m, w, base_plan).front();
+  const double P = static_cast<double>(m.total_parameters());
+  const double piece = static_cast<double>(std::max({m.max_layer_parameters(), m.embedding_parameters(), m.head_parameters()}));
+  CHECK(base.weights.base() == Approx(2.0 * 2 * piece));  // the running and the prefetched piece, BF16
+  // Prefetch 2: three pieces gathered at once; the same number of gathers.
+  w.fsdp_prefetch = 2;
+  const auto deep_plan = build_step_plan(m, w);
+  CHECK(gathers(deep_plan, Phase::Forward) == pieces);
+  CHECK(memory_per_stage(m, w, deep_plan).front().weights.base() == Approx(2.0 * 3 * piece));
+  // No resharding after forward: no backward all-gathers; every parameter stays gathered (BF16).
+  w.fsdp_prefetch = 1;
+  w.fsdp_reshard_after_forward = false;
+  const auto keep_plan = build_step_plan(m, w);
+  CHECK(gathers(keep_plan, Phase::Forward) == pieces);
+  CHECK(gathers(keep_plan, Phase::Backward) == 0);
+  CHECK(memory_per_stage(m, w, keep_plan).front().weights.base() == Approx(2.0 * P));
+  // A profile may set both; a workload field reads and writes back.
+  auto j = base_workload();
+  j["parallel"]["fsdp_reshard_after_forward"] = false;
+  j["parallel"]["fsdp_prefetch"] = 0;
+  const Workload r = workload_from_json(j, "w.json", stack_lookup());
+  CHECK_FALSE(r.fsdp_reshard_after_forward);
+  CHECK(r.fsdp_prefetch == 0);
+  CHECK(workload_from_json(nlohmann::json::parse(workload_to_json(r)), "w.json", stack_lookup()).fsdp_prefetch == 0);
+  j["parallel"]["fsdp_prefetch"] = 9;
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("/parallel/fsdp_prefetch"));
+}
