@@ -232,12 +232,16 @@ std::string workload_to_json(const Workload& w) {
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}};
   j["attention"] = to_string(w.attention);
   j["price_plan"] = to_string(w.price_plan);
-  // Fields the profile supplied are left to it, so the document loads back with the same provenance.
+  // Fields the profile supplied, and still at its value, are left to it, so the document loads back
+  // with the same provenance; a field changed since (a run's own choice) stays written out.
   for (const auto& f : w.stack_fields) {
-    const std::string path = f.substr(0, f.find(" = "));
-    const auto slash = path.find('/');
-    if (slash == std::string::npos) j.erase(path);
-    else if (j.contains(path.substr(0, slash))) j[path.substr(0, slash)].erase(path.substr(slash + 1));
+    const auto eq = f.find(" = ");
+    const std::string path = f.substr(0, eq), value = f.substr(eq + 3);
+    const nlohmann::ordered_json::json_pointer ptr("/" + path);
+    if (!j.contains(ptr)) continue;
+    const auto& now = j.at(ptr);
+    if ((now.is_string() ? now.get<std::string>() : now.dump()) != value) continue;
+    j[ptr.parent_pointer()].erase(ptr.back());
   }
   return j.dump(2) + "\n";
 }

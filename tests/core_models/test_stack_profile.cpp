@@ -79,6 +79,14 @@ TEST_CASE("stack profile: a round trip keeps the values and the provenance", "[s
   CHECK(back.stack_fields == w.stack_fields);
 }
 
+TEST_CASE("stack profile: a field changed after loading is written out, not left to the profile", "[stack]") {
+  Workload w = workload_from_json(base_workload(), "w.json", stack_lookup());
+  w.attention = Attention::Unfused;  // the profile said flash
+  const std::string text = workload_to_json(w);
+  CHECK(text.find("\"attention\": \"unfused\"") != std::string::npos);
+  CHECK(workload_from_json(nlohmann::json::parse(text), "w.json", stack_lookup()).attention == Attention::Unfused);
+}
+
 TEST_CASE("stack profile: with_stack on a workload built in code equals the file form", "[stack]") {
   Workload w = test::workload("llama3.1-8b", "dgx-h100", 2, 4, 1, 4, 1, 16, 8192);
   w.precision = Precision::MixedBF16;
