@@ -104,8 +104,14 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
   nlohmann::json out = workload;
   const int64_t tp = int_at(workload, "tp", 1), dp = int_at(workload, "dp", 1), cp = int_at(workload, "cp", 1);
   const bool fp8 = workload.contains("precision") && workload.at("precision") == "fp8";
+  if (!out.is_object()) return out;  // the workload reader reports it
   for (const auto& path : stack_settable_fields()) {
     const auto ptr = pointer(path);
+    // A parent the workload gives as something other than an object ("fused": "yes") is left for
+    // the workload reader to report; the profile does not write through it.
+    const auto slash = path.find('/');
+    if (slash != std::string::npos && out.contains(path.substr(0, slash)) && !out.at(path.substr(0, slash)).is_object())
+      continue;
     if (!s.defaults.contains(ptr) || out.contains(ptr)) continue;
     nlohmann::json v = s.defaults.at(ptr);
     // Defaults that need degrees the run does not have are switched off, not refused.

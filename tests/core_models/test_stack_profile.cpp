@@ -124,6 +124,14 @@ TEST_CASE("stack profile: bad profiles and names are one-line errors naming the 
   j["stack"] = "../hw/dgx-h100";
   CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("/stack") && Catch::Contains("not a stack name"));
   CHECK_THROWS_WITH(workload_from_json(base_workload(), "w.json"), Catch::Contains("no stacks/ directory"));
+  // A parent of a profile field given as a non-object is the reader's one-line error (found by the fuzzer).
+  auto typed = base_workload();
+  typed["fused"] = "llama3.1-8b";
+  CHECK_THROWS_AS(workload_from_json(typed, "w.json", stack_lookup()), ConfigError);
+  CHECK_THROWS_WITH(workload_from_json(typed, "w.json", stack_lookup()), Catch::Contains("/fused"));
+  typed = base_workload();
+  typed["parallel"] = 3;
+  CHECK_THROWS_AS(workload_from_json(typed, "w.json", stack_lookup()), ConfigError);
 
   const auto profile = [](const std::string& defaults) {
     return nlohmann::json::parse(R"({"name": "x", "description": "d", "sources": ["s"], "defaults": )" + defaults + "}");
