@@ -21,6 +21,7 @@ namespace {
 
 struct StudyHw {
   std::string hw, axes;
+  std::string stack;  // training-stack profile the hardware runs (stacks/<stack>.json; empty: none)
 };
 struct StudyModel {
   std::string model;
@@ -58,8 +59,15 @@ Study load_study(const std::string& file) {
   s.seq_len = r.integer("seq_len", 1, 1 << 20);
   for (int64_t t : r.integers("train_tokens_billions", 1, 1000000)) s.train_tokens.push_back(static_cast<double>(t) * 1e9);
   for (auto& h : r.children("hardware")) {
-    StudyHw x{h.string("hw"), h.string_or("axes", "")};
+    StudyHw x{h.string("hw"), h.string_or("axes", ""), h.string_or("stack", "")};
     parse_axes(x.axes);
+    if (!x.stack.empty()) {
+      try {
+        (void)stack_path(x.stack);
+      } catch (const ConfigError& e) {
+        h.fail("stack", e.what());
+      }
+    }
     if (!std::filesystem::exists(hw_path(x.hw))) h.fail("hw", fmt::format("unknown hw \"{}\"; see `trnsim list`", x.hw));
     h.finish();
     s.hardware.push_back(x);
@@ -123,10 +131,11 @@ nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, 
   o.space.seq_len = s.seq_len;
   o.space.global_batch = m.global_batch;
   o.space.axes = cell_axes(s, h, c.precision);
+  if (!h.stack.empty()) use_stack(o.space, h.stack, stack_lookup());  // after the axes: the study's named axes win
   o.top_k = 1;
   o.train_tokens = s.train_tokens.front();
   const nlohmann::json doc = run_search(o);
-  nlohmann::json row = {{"model", m.model}, {"hw", h.hw}, {"precision_axis", c.precision}, {"chips", nodes * hw.chips_per_node},
+  nlohmann::json row = {{"model", m.model}, {"hw", h.hw}, {"stack", h.stack}, {"precision_axis", c.precision}, {"chips", nodes * hw.chips_per_node},
                         {"nodes", nodes}, {"global_batch", m.global_batch}, {"seq_len", s.seq_len},
                         {"layouts_enumerated", doc["counts"]["enumerated"]}, {"layouts_fit", doc["counts"]["fits"]}};
   if (doc["top_by_throughput"].empty()) {

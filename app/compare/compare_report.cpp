@@ -70,8 +70,9 @@ std::string compare_markdown(const nlohmann::json& doc) {
         continue;
       }
       const bool ex = r["interval"]["extrapolated"].get<bool>();
-      o += fmt::format("| {}{} | {} | {} | TP{} PP{} DP{}{} mb{} ZeRO-{} {} | {:.2f} | {:.0f}{} | {:.1f} % | {:.1f} % |", r["hw"].get<std::string>(),
-                       ex ? " (extrapolated)" : "", r["chips"].get<int64_t>(), precision_label(r), r["tp"].get<int64_t>(),
+      const std::string stack = r.contains("stack") ? r["stack"].get<std::string>() : std::string();
+      o += fmt::format("| {}{}{} | {} | {} | TP{} PP{} DP{}{} mb{} ZeRO-{} {} | {:.2f} | {:.0f}{} | {:.1f} % | {:.1f} % |", r["hw"].get<std::string>(),
+                       stack.empty() ? std::string() : " (" + stack + ")", ex ? " (extrapolated)" : "", r["chips"].get<int64_t>(), precision_label(r), r["tp"].get<int64_t>(),
                        r["pp"].get<int64_t>(), r["dp"].get<int64_t>(),
                        r["ep"].get<int64_t>() > 1 ? fmt::format(" EP{}", r["ep"].get<int64_t>()) : std::string(),
                        r["micro_batch"].get<int64_t>(), r["zero"].get<int>(), r["checkpointing"].get<std::string>(),

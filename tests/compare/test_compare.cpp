@@ -130,3 +130,28 @@ TEST_CASE("a compare row: $ per million tokens = price x nodes / tokens per seco
   o.study = unpriced;
   CHECK_THROWS_WITH(run_compare(o), Catch::Contains("no prices for \"dgx-b300\""));
 }
+
+TEST_CASE("a study's hardware runs under its stack profile; an unknown profile is refused by name", "[compare][stack]") {
+  const auto study = write_tmp("study_stack.json", R"({
+    "name": "t", "description": "test study", "prices": "prices/aws-2026-11.json", "seq_len": 4096,
+    "train_tokens_billions": [1000], "axes": "tp=8;pp=1;vs=1;mb=1;recompute=selective;precision=bf16",
+    "hardware": [{"hw": "trn2.48xlarge", "stack": "torchneuron"}],
+    "models": [{"model": "llama2-7b", "chips": 16, "global_batch": 64}]})");
+  CompareOptions o;
+  o.study = study;
+  o.validation_json = kValidation;
+  const auto doc = run_compare(o);
+  REQUIRE(!doc["rows"].empty());
+  for (const auto& r : doc["rows"]) {
+    REQUIRE(r["status"] == "ok");
+    CHECK(r["stack"] == "torchneuron");
+    CHECK(r["zero"] == 3);  // FSDP2 across the chips, as the profile says
+  }
+  CHECK(compare_markdown(doc).find("trn2.48xlarge (torchneuron)") != std::string::npos);
+  const auto bad = write_tmp("study_bad_stack.json", R"({
+    "name": "t", "description": "test study", "prices": "prices/aws-2026-11.json", "seq_len": 4096,
+    "train_tokens_billions": [1000], "hardware": [{"hw": "trn2.48xlarge", "stack": "torchtitn"}],
+    "models": [{"model": "llama2-7b", "chips": 16, "global_batch": 64}]})");
+  o.study = bad;
+  CHECK_THROWS_WITH(run_compare(o), Catch::Contains("/hardware/0/stack") && Catch::Contains("unknown stack"));
+}
