@@ -135,9 +135,10 @@ nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, 
   o.top_k = 1;
   o.train_tokens = s.train_tokens.front();
   const nlohmann::json doc = run_search(o);
-  nlohmann::json row = {{"model", m.model}, {"hw", h.hw}, {"stack", h.stack}, {"precision_axis", c.precision}, {"chips", nodes * hw.chips_per_node},
+  nlohmann::json row = {{"model", m.model}, {"hw", h.hw}, {"precision_axis", c.precision}, {"chips", nodes * hw.chips_per_node},
                         {"nodes", nodes}, {"global_batch", m.global_batch}, {"seq_len", s.seq_len},
                         {"layouts_enumerated", doc["counts"]["enumerated"]}, {"layouts_fit", doc["counts"]["fits"]}};
+  if (!h.stack.empty()) row["stack"] = h.stack;
   if (doc["top_by_throughput"].empty()) {
     row["status"] = "does not fit";
     return row;
