@@ -95,7 +95,7 @@ void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stac
   base.tp = 2, base.dp = 2, base.global_batch = 2, base.seq_len = 2;
   base.precision = Precision::MixedBF16;
   spec.stack = name;
-  spec.stack_template = with_stack(base, name, stacks);
+  spec.stack_template = with_stack(base, load_stack_profile(stacks(name)));
   spec.stack_axes.clear();
   const std::pair<const char*, const char*> axis_of[] = {{"attention", "attention"},    {"fused/qkv", "fused"},
                                                          {"parallel/sequence_parallel", "sp"},

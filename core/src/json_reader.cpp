@@ -205,6 +205,17 @@ std::vector<int64_t> JsonReader::integers(const std::string& key, int64_t min, i
   return out;
 }
 
+std::vector<std::string> JsonReader::strings(const std::string& key) {
+  const auto& v = at(key, "array of strings");
+  if (!v.is_array() || v.empty()) fail(key, "expected a non-empty array of non-empty strings");
+  std::vector<std::string> out;
+  for (const auto& e : v) {
+    if (!e.is_string() || e.get<std::string>().empty()) fail(key, fmt::format("element {} is not a non-empty string", e.dump()));
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
 void JsonReader::ignore(const std::string& key) {
   if (obj_.contains(key)) used_.insert(key);
 }

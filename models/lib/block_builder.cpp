@@ -422,7 +422,6 @@ std::vector<FwdOp> mtp_forward(const ShardContext& c, int depth) {
   auto relabel = [&](std::vector<FwdOp> ops, const std::string& from) {
     for (auto& f : ops) {
       if (f.op.label.rfind(from, 0) == 0) f.op.label = prefix + f.op.label.substr(from.size());
-      f.op.layer = id;
       e.out.push_back(std::move(f));
     }
   };

@@ -69,19 +69,8 @@ StackProfile stack_profile_from_json(const nlohmann::json& j, const std::string&
   s.file = file;
   s.name = r.string("name");
   s.description = r.string("description");
-  auto strings = [&](const char* key) {
-    std::vector<std::string> out;
-    if (!j.contains(key) || !j.at(key).is_array() || j.at(key).empty())
-      r.fail(key, "a non-empty list of strings (each naming a source or stating an assumption)");
-    for (const auto& e : j.at(key)) {
-      if (!e.is_string() || e.get<std::string>().empty()) r.fail(key, "every entry must be a non-empty string");
-      out.push_back(e.get<std::string>());
-    }
-    r.ignore(key);
-    return out;
-  };
-  s.sources = strings("sources");
-  s.assumptions = j.contains("assumptions") ? strings("assumptions") : std::vector<std::string>{};
+  s.sources = r.strings("sources");  // each names where a setting comes from
+  if (r.has("assumptions")) s.assumptions = r.strings("assumptions");
   if (!j.contains("defaults") || !j.at("defaults").is_object())
     r.fail("defaults", "an object of workload fields the stack sets (e.g. {\"attention\": \"flash\"})");
   s.defaults = j.at("defaults");

@@ -53,34 +53,15 @@ Workload load_workload(const std::string& file, const StackLookup& stacks) {
   return workload_from_json(load_json_file(file), file, stacks);
 }
 
-namespace {
-// The workload with its stack profile's defaults beneath it (unchanged without "stack").
-nlohmann::json with_profile(const nlohmann::json& j, const std::string& file, const StackLookup& stacks, Workload& w) {
-  if (!j.is_object() || !j.contains("stack")) return j;
-  JsonReader r(j, file);
-  w.stack = r.string("stack");
-  if (w.stack.empty() || w.stack.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789._-") != std::string::npos ||
-      w.stack[0] == '.')
-    r.fail("stack", fmt::format("\"{}\" is not a stack name; use a file name from stacks/ without directory or .json "
-                                "(`trnsim list` shows them)", w.stack));
-  if (!stacks) r.fail("stack", "this reader has no stacks/ directory; load the workload through trnsim or its Python module");
-  std::string path;
-  try {
-    path = stacks(w.stack);
-  } catch (const ConfigError& e) {
-    r.fail("stack", e.what());
-  }
-  const StackProfile profile = load_stack_profile(path);
-  if (profile.name != w.stack)
-    throw ConfigError(fmt::format("{}: /name: \"{}\" but the file is stacks/{}.json; make them equal", profile.file,
-                                  profile.name, w.stack));
-  return apply_stack_defaults(j, profile, &w.stack_fields);
-}
-}  // namespace
-
-Workload workload_from_json(const nlohmann::json& given, const std::string& file, const StackLookup& stacks) {
+// The workload with the profile's defaults beneath it (none: the workload as given), then the strict
+// reading of every field. One path for files, dicts and workloads put under a profile in code.
+static Workload parse_workload(const nlohmann::json& given, const std::string& file, const StackProfile* profile) {
   Workload w;
-  const nlohmann::json j = with_profile(given, file, stacks, w);
+  nlohmann::json j = given;
+  if (profile != nullptr && given.is_object()) {
+    w.stack = profile->name;
+    j = apply_stack_defaults(given, *profile, &w.stack_fields);
+  }
   JsonReader r(j, file);
   r.ignore("$schema");
   r.ignore("stack");
@@ -246,9 +227,25 @@ std::string workload_to_json(const Workload& w) {
   return j.dump(2) + "\n";
 }
 
-Workload with_stack(const Workload& w, const std::string& stack, const StackLookup& stacks) {
-  if (!stacks) throw ConfigError(fmt::format("{}: /stack: no stacks/ directory to find \"{}\" in", w.file, stack));
-  const StackProfile profile = load_stack_profile(stacks(stack));
+Workload workload_from_json(const nlohmann::json& given, const std::string& file, const StackLookup& stacks) {
+  if (!given.is_object() || !given.contains("stack")) return parse_workload(given, file, nullptr);
+  JsonReader r(given, file);
+  const std::string name = r.string("stack");
+  if (!stacks) r.fail("stack", "this reader has no stacks/ directory; load the workload through trnsim or its Python module");
+  std::string path;
+  try {
+    path = stacks(name);  // refuses names that are paths, and unknown names with the known ones
+  } catch (const ConfigError& e) {
+    r.fail("stack", e.what());
+  }
+  const StackProfile profile = load_stack_profile(path);
+  if (profile.name != name)
+    throw ConfigError(fmt::format("{}: /name: \"{}\" but the file is stacks/{}.json; make them equal", profile.file,
+                                  profile.name, name));
+  return parse_workload(given, file, &profile);
+}
+
+Workload with_stack(const Workload& w, const StackProfile& profile) {
   nlohmann::json j = nlohmann::json::parse(workload_to_json(w));
   for (const auto& path : stack_settable_fields()) {
     const nlohmann::json::json_pointer ptr("/" + path);
@@ -256,11 +253,11 @@ Workload with_stack(const Workload& w, const std::string& stack, const StackLook
     j[ptr.parent_pointer()].erase(ptr.back());
     if (path == "parallel/zero") j["parallel"].erase("grad_reduce");  // follows the profile's stage
   }
-  j["stack"] = stack;
+  j["stack"] = profile.name;
   // The adapters name models by their published names ("Llama 3.1 8B"), not file names.
   j["model"] = "m";
   j["hw"] = "h";
-  Workload out = workload_from_json(j, w.file, stacks);
+  Workload out = parse_workload(j, w.file, &profile);
   out.model = w.model;
   out.hw = w.hw;
   return out;

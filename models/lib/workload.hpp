@@ -147,7 +147,7 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file, co
 // A workload built in code (the validation adapters) put under a profile: the fields the profile
 // sets are taken from it (as if the workload file had left them out); everything else is kept.
 // Set the run's own choices (checkpointing, precision, ...) after this call.
-Workload with_stack(const Workload& w, const std::string& stack, const StackLookup& stacks);
+Workload with_stack(const Workload& w, const StackProfile& profile);
 // The inverse of load_workload: a JSON document that loads back to the same Workload.
 std::string workload_to_json(const Workload& w);
 

@@ -66,11 +66,8 @@ TEST_CASE("DeepSeek-V3's MTP module: parameters by hand, its ops on the last sta
   CHECK(static_cast<double>(m.mtp_parameters()) == Approx(mtp_dense + mtp_routed).epsilon(1e-12));
   // DeepSeek-V3's README: the 14 B MTP weights are 11.5 B unique plus the shared 0.9 B embedding and head.
   CHECK(static_cast<double>(m.mtp_parameters()) / 11.5e9 == Approx(1.0).epsilon(0.015));
-  Workload w = workload("deepseek-v3", "gb200-nvl72", 64, 1, 8, 32, 1, 256, 4096);
-  w.ep = 32;
-  w.attention = Attention::Flash;
-  w.precision = Precision::MixedBF16;
-  w.zero = 1;
+  Workload w = test::moe_workload("deepseek-v3", "gb200-nvl72", 64, 1, 32, 32, 1, 256, 4096);
+  w.pp = 8;
   w.pipeline_split = Workload::PipelineSplit::Balanced;
   const auto plan = build_step_plan(m, w);
   const Op* proj = test::op_named(plan, "mtp0.eh_proj");
@@ -92,12 +89,7 @@ TEST_CASE("DeepSeek-V3's MTP module: parameters by hand, its ops on the last sta
 
 TEST_CASE("DeepSeek-V3 at EP 64, TP 1, DP 256: memory per GPU by hand", "[mla][moe][memory]") {
   const auto m = load_model_spec(model_path("deepseek-v3"));
-  Workload w = workload("deepseek-v3", "gb200-nvl72", 64, 1, 1, 256, 1, 1024, 4096);
-  w.ep = 64;
-  w.attention = Attention::Flash;
-  w.precision = Precision::MixedBF16;
-  w.fp32_grads = true;
-  w.zero = 1;
+  const Workload w = test::moe_workload("deepseek-v3", "gb200-nvl72", 64, 1, 256, 64, 1, 1024, 4096);
   const auto mem = memory_per_stage(m, w, build_step_plan(m, w));
   const auto& b = mem.front();
   // 4 of 256 experts per MoE layer on each rank; one pipeline stage holds the MTP module too.

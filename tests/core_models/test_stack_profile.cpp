@@ -24,6 +24,16 @@ nlohmann::json base_workload() {
     "batch": {"micro_batch": 1, "global_batch": 16, "seq_len": 8192},
     "precision": "mixed-bf16", "checkpointing": "full"})");
 }
+// Llama 3.1 8B under ZeRO-3 over 16 H100s (mixed BF16, FP32 gradients reduced every micro-batch, flash).
+Workload fsdp_llama8b() {
+  Workload w = test::workload("llama3.1-8b", "dgx-h100", 2, 1, 1, 16, 1, 16, 4096);
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  w.zero = 3;
+  w.reduce_every_micro_batch = true;
+  w.attention = Attention::Flash;
+  return w;
+}
 bool has(const std::vector<std::string>& v, const std::string& prefix) {
   return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
 }
@@ -92,7 +102,7 @@ TEST_CASE("stack profile: with_stack on a workload built in code equals the file
   w.precision = Precision::MixedBF16;
   w.checkpointing = Checkpointing::Full;
   w.attention = Attention::Unfused;  // replaced: the profile sets the attention kernel
-  const Workload s = with_stack(w, "torchtitan", stack_lookup());
+  const Workload s = with_stack(w, load_stack_profile(stack_path("torchtitan")));
   const Workload f = workload_from_json(base_workload(), "w.json", stack_lookup());
   CHECK(s.attention == f.attention);
   CHECK(s.zero == f.zero);
@@ -153,12 +163,7 @@ TEST_CASE("stack profile: bad profiles and names are one-line errors naming the 
 
 TEST_CASE("fsdp_shard master: the FP32 shard is the master, BF16 exists only for gathered units", "[stack][memory]") {
   const auto m = load_model_spec(model_path("llama3.1-8b"));
-  Workload w = test::workload("llama3.1-8b", "dgx-h100", 2, 1, 1, 16, 1, 16, 4096);
-  w.precision = Precision::MixedBF16;
-  w.fp32_grads = true;
-  w.zero = 3;
-  w.reduce_every_micro_batch = true;
-  w.attention = Attention::Flash;
+  Workload w = fsdp_llama8b();
   const auto plan = build_step_plan(m, w);
   const auto sep = memory_per_stage(m, w, plan).front();
   w.fsdp_shard = Workload::FsdpShard::Master;
@@ -199,12 +204,7 @@ TEST_CASE("loss_parallel false: logits all-gathered over TP, full-vocabulary los
 
 TEST_CASE("FSDP schedule: reshard after forward and prefetch depth, in the graph and in memory", "[stack][memory][zero3]") {
   const auto m = load_model_spec(model_path("llama3.1-8b"));
-  Workload w = test::workload("llama3.1-8b", "dgx-h100", 2, 1, 1, 16, 1, 16, 4096);
-  w.precision = Precision::MixedBF16;
-  w.fp32_grads = true;
-  w.zero = 3;
-  w.reduce_every_micro_batch = true;
-  w.attention = Attention::Flash;
+  Workload w = fsdp_llama8b();
   w.fsdp_shard = Workload::FsdpShard::Master;
   auto gathers = [](const StepPlan& p, Phase phase) {
     int n = 0;

@@ -14,6 +14,28 @@
 
 using namespace trnsim;
 
+namespace {
+// One hardware's search space: the spec, its loaded hw file and model.
+struct OneHwSpace {
+  SpaceSpec spec;
+  std::vector<HwSpec> hws;
+  ModelSpec model;
+};
+OneHwSpace one_hw_space(const std::string& model, const std::string& hw, int64_t nodes, int64_t seq, int64_t gb,
+                        const std::string& axes) {
+  OneHwSpace s;
+  s.spec.model = model;
+  s.spec.hws = {hw};
+  s.spec.nodes = {nodes};
+  s.spec.seq_len = seq;
+  s.spec.global_batch = gb;
+  s.spec.axes = parse_axes(axes);
+  s.hws = {load_hw_spec(hw_path(hw))};
+  s.model = load_model_spec(model_path(model));
+  return s;
+}
+}  // namespace
+
 TEST_CASE("precision is a search axis; formats a chip lacks are skipped for it", "[search][precision]") {
   const auto axes = parse_axes("precision=bf16,fp8,nvfp4;tp=8;pp=1;vs=1;mb=1;recompute=none;zero=1;sp=on;tp_overlap=off;"
                                "dp_overlap=on;fused=on;attention=flash");
@@ -47,15 +69,8 @@ TEST_CASE("precision is a search axis; formats a chip lacks are skipped for it",
 }
 
 TEST_CASE("expert and context parallelism are search axes", "[search][moe][cp]") {
-  SpaceSpec spec;
-  spec.model = "qwen3-30b-a3b";
-  spec.hws = {"gb200-nvl72"};
-  spec.nodes = {2};
-  spec.seq_len = 2048;
-  spec.global_batch = 32;
-  spec.axes = parse_axes("attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;cp=1,2");
-  const std::vector<HwSpec> hws = {load_hw_spec(hw_path("gb200-nvl72"))};
-  const auto model = load_model_spec(model_path(spec.model));
+  const auto [spec, hws, model] =
+      one_hw_space("qwen3-30b-a3b", "gb200-nvl72", 2, 2048, 32, "attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;cp=1,2");
   std::set<std::pair<int, int>> seen;  // (ep, cp)
   for (const auto& l : enumerate_space(spec, model, hws)) {
     seen.insert({l.ep, l.cp});
@@ -70,15 +85,7 @@ TEST_CASE("expert and context parallelism are search axes", "[search][moe][cp]")
 }
 
 TEST_CASE("a stack profile fixes the axes it sets, where the loader would apply them", "[search][stack]") {
-  SpaceSpec spec;
-  spec.model = "llama2-7b";
-  spec.hws = {"dgx-h100"};
-  spec.nodes = {2};
-  spec.seq_len = 4096;
-  spec.global_batch = 64;
-  spec.axes = parse_axes("pp=1;vs=1;mb=1;recompute=full");
-  const std::vector<HwSpec> hws = {load_hw_spec(hw_path("dgx-h100"))};
-  const auto model = load_model_spec(model_path(spec.model));
+  auto [spec, hws, model] = one_hw_space("llama2-7b", "dgx-h100", 2, 4096, 64, "pp=1;vs=1;mb=1;recompute=full");
   const size_t free_layouts = enumerate_space(spec, model, hws).size();
   use_stack(spec, "torchtitan", stack_lookup());
   const auto layouts = enumerate_space(spec, model, hws);

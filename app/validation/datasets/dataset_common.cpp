@@ -110,11 +110,26 @@ Workload workload(const std::string& file, size_t row, const ModelSpec& m, const
   return w;
 }
 
+ValidationCase peak_memory_case(const ValidationCase& c, double stated_gib) {
+  ValidationCase mem = c;
+  mem.quantity = Metric::PeakMemoryGiB;
+  mem.measured = stated_gib;
+  mem.label = c.label + " (peak memory)";
+  return mem;
+}
+
 void fill_features(ValidationCase& c) {
   if (!c.has_workload) return;
   c.params_b = static_cast<double>(c.model.total_parameters()) / 1e9;
   c.tp = c.workload.tp, c.pp = c.workload.pp, c.seq = c.workload.seq_len;
   c.gpus = c.workload.devices();
+}
+
+const StackProfile& stack_profile(const std::string& name) {
+  static std::map<std::string, StackProfile> profiles;
+  auto it = profiles.find(name);
+  if (it == profiles.end()) it = profiles.emplace(name, load_stack_profile(stack_path(name))).first;
+  return it->second;
 }
 
 int64_t cores_per_node_of(const std::string& hw) {

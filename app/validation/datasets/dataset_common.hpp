@@ -29,6 +29,11 @@ ModelSpec llama3(const std::string& name, int64_t layers, int64_t hidden, int64_
 Workload workload(const std::string& file, size_t row, const ModelSpec& m, const std::string& hw, int64_t nodes,
                   int64_t tp, int64_t pp, int64_t dp, int64_t mb, int64_t gb, int64_t seq);
 void fill_features(ValidationCase& c);
+// The peak memory per device a row states, as a second case of the same workload (quantity
+// peak_memory, GiB as the source prints it).
+ValidationCase peak_memory_case(const ValidationCase& c, double stated_gib);
+// stacks/<name>.json, read once per process (adapters put every row under their dataset's profile).
+const StackProfile& stack_profile(const std::string& name);
 // Cores (GPUs) per node of hw/<name>.json, read once per process (adapters ask for every row).
 int64_t cores_per_node_of(const std::string& hw);
 // For stacks whose published configurations are tuned to fit (NVIDIA's recipes): the lightest

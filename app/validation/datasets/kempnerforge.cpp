@@ -68,7 +68,7 @@ std::vector<ValidationCase> kempnerforge(const std::string& file) {
                             inum(t, r, "global_batch"), inum(t, r, "seq_len"));
       w.cores_per_node = per_node;
       w.precision = Precision::MixedBF16;
-      w = with_stack(w, "kempnerforge", stack_lookup());
+      w = with_stack(w, stack_profile("kempnerforge"));
       w.checkpointing = Checkpointing::Full;
       c.has_workload = true;
       c.workload = w;
@@ -78,13 +78,7 @@ std::vector<ValidationCase> kempnerforge(const std::string& file) {
     out.push_back(c);
     const std::string notes = t.at(r, "notes");
     const auto at = notes.find("mem/GPU ");
-    if (c.has_workload && at != std::string::npos) {
-      ValidationCase mem = c;
-      mem.quantity = Metric::PeakMemoryGiB;
-      mem.measured = std::stod(notes.substr(at + 8));
-      mem.label = c.label + " (peak memory)";
-      out.push_back(mem);
-    }
+    if (c.has_workload && at != std::string::npos) out.push_back(peak_memory_case(c, std::stod(notes.substr(at + 8))));
   }
   return out;
 }

@@ -30,7 +30,7 @@ std::vector<ValidationCase> korthikanti(const std::string& file) {
     Workload w = workload(file, r, m, "dgx-a100-80g", gpus / 8, tp, pp, dp, inum(t, r, "micro_batch"),
                           inum(t, r, "global_batch"), seq);
     w.precision = Precision::MixedBF16;
-    w = with_stack(w, "megatron-lm-2022", stack_lookup());
+    w = with_stack(w, stack_profile("megatron-lm-2022"));
     w.sequence_parallel = t.at(r, "sequence_parallel") == "yes";
     const std::string rc = t.at(r, "activation_recompute");
     w.checkpointing = rc == "full" ? Checkpointing::Full : rc == "attn_only" ? Checkpointing::Selective : Checkpointing::None;

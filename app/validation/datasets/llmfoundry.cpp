@@ -43,7 +43,7 @@ std::vector<ValidationCase> llmfoundry(const std::string& file) {
                             inum(t, r, "micro_batch"), inum(t, r, "global_batch"), seq);
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = Precision::MixedBF16;
-      w = with_stack(w, "llm-foundry", stack_lookup());
+      w = with_stack(w, stack_profile("llm-foundry"));
       w.checkpointing = contains(rec, "full") ? Checkpointing::Full : Checkpointing::None;
       c.has_workload = true;
       c.workload = w;

@@ -171,7 +171,7 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = np.precision;
       w.fp8_recipe = np.recipe;
-      w = with_stack(w, "nemo", stack_lookup());
+      w = with_stack(w, stack_profile("nemo"));
       w.ep = std::max<int64_t>(1, ep);  // a row fact, checked with the rest of the layout by the run
       if (fsdp_on) w.zero = 3, w.reduce_every_micro_batch = true;
       w.virtual_stages = vp;

@@ -84,9 +84,9 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
         w.checkpointing = Checkpointing::None;
         w.fused_qkv = false;  // HF BertSelfAttention: separate query / key / value Linear layers
       } else if (contains(name, "Llama")) {
-        w = with_stack(w, "nxd", stack_lookup());  // NKI flash from SDK 2.19 (rows: 2.20+), ZeRO-1, SP, selective
+        w = with_stack(w, stack_profile("nxd"));  // NKI flash from SDK 2.19 (rows: 2.20+), ZeRO-1, SP, selective
       } else if (contains(t.at(r, "library"), "NeMo")) {
-        w = with_stack(w, "neuronx-nemo-megatron", stack_lookup());
+        w = with_stack(w, stack_profile("neuronx-nemo-megatron"));
         if (contains(name, "175B")) w.checkpointing = Checkpointing::Selective;  // gpt_175b.sh
       } else {
         w.checkpointing = contains(name, "175B") ? Checkpointing::Selective : Checkpointing::Full;

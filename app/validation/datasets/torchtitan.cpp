@@ -23,6 +23,7 @@
 // ran power-limited at a limit the page does not state (not expressible).
 #include <fmt/format.h>
 
+#include <cctype>
 #include <map>
 
 #include "dataset_common.hpp"
@@ -106,7 +107,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = p;
       w.fp8_recipe = recipe;
-      w = with_stack(w, "torchtitan", stack_lookup());
+      w = with_stack(w, stack_profile("torchtitan"));
       w.tp_overlap = tp > 1 && contains(notes, "async TP");
       // The per-op policy counts the unfused wq, wk, wv, wo, w1, w3, w2 matmuls in that order.
       w.checkpointing = contains(rec, "full")        ? Checkpointing::Full
@@ -120,14 +121,9 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     out.push_back(c);
     // The peak memory a row states ("Memory 82.4 GiB", torchtitan's max reserved over ranks).
     const auto at = notes.find("Memory ");
-    if (c.has_workload && at != std::string::npos && notes.compare(at + 7, 1, "0") >= 0 && notes.compare(at + 7, 1, "9") <= 0 &&
-        notes.find("GiB", at) != std::string::npos) {
-      ValidationCase mem = c;
-      mem.quantity = Metric::PeakMemoryGiB;
-      mem.measured = std::stod(notes.substr(at + 7));
-      mem.label = c.label + " (peak memory)";
-      out.push_back(mem);
-    }
+    if (c.has_workload && at != std::string::npos && at + 7 < notes.size() &&
+        std::isdigit(static_cast<unsigned char>(notes[at + 7])) && notes.find("GiB", at) != std::string::npos)
+      out.push_back(peak_memory_case(c, std::stod(notes.substr(at + 7))));
   }
   return out;
 }

@@ -32,7 +32,7 @@ std::vector<ValidationCase> vtrain(const std::string& file, const std::string& d
                           inum(t, r, "global batch"), seq);
     if (gpus < 8) w.cores_per_node = gpus;
     w.precision = Precision::MixedBF16;
-    w = with_stack(w, "megatron-deepspeed", stack_lookup());
+    w = with_stack(w, stack_profile("megatron-deepspeed"));
     ValidationCase c;
     c.dataset = dataset;
     c.row = static_cast<int>(r + 1);

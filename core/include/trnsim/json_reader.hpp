@@ -38,6 +38,7 @@ class JsonReader {
   JsonReader child(const std::string& key);
   std::vector<JsonReader> children(const std::string& key);  // array of objects
   std::vector<int64_t> integers(const std::string& key, int64_t min, int64_t max);  // non-empty array of integers
+  std::vector<std::string> strings(const std::string& key);  // non-empty array of non-empty strings
   void ignore(const std::string& key);  // documentation keys such as "source", "notes"
   // Throws on any key that was never read.
   void finish() const;
