@@ -59,7 +59,7 @@ Shape build_shape(const Workload& w, const ModelSpec& model, const HwSpec& hw) {
     s.model = model;
     s.hw = hw;
     s.plan = build_step_plan(model, w);
-    const StepWork work = step_work(s);
+    const StepWork work = step_work(s, false);  // the optimizer is timed per (dp, zero) below
     Platform::instance().configure(hw);  // the platform keeps a pointer to its hardware: not to the local copy
     sh.F = work.forward_s;
     sh.B_serial = work.backward_s;  // built with tp_overlap off
@@ -286,7 +286,9 @@ nlohmann::json run_search(const SearchOptions& o) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = cpu_seconds() - cpu0;
   doc["stats"] = {{"wall_s", wall}, {"cpu_s", cpu}, {"layouts_per_cpu_s", static_cast<double>(layouts.size()) / std::max(cpu, 1e-9)},
-                  {"largest_bound_to_step_ratio", worst_ratio}, {"shape_cpu_s", shape_cpu}, {"simulate_cpu_s", simulate_cpu}};
+                  {"largest_bound_to_step_ratio", worst_ratio}, {"shape_cpu_s", shape_cpu}, {"simulate_cpu_s", simulate_cpu},
+                  {"op_shapes_simulated", Platform::instance().timer().simulated()},
+                  {"op_lookups", Platform::instance().timer().lookups()}};
   return doc;
 }
 

@@ -17,9 +17,9 @@
 namespace trnsim {
 namespace {
 
-// A TP collective alone on idle links: the least it can take inside a step (other traffic on
-// its links only queues it). Simulated once per (hardware, kind, bytes, group) and memoised.
-double idle_tp_collective_s(const HwSpec& hw, const std::string& hw_key, const Op& op) {
+// A TP or EP collective alone on idle links: the least it can take inside a step (other traffic
+// on its links only queues it). Simulated once per (hardware, kind, bytes, group) and memoised.
+double idle_chain_collective_s(const HwSpec& hw, const std::string& hw_key, const Op& op) {
   static std::map<std::string, double> memo;
   const std::string key = fmt::format("{}|{}|{}|{}", hw_key, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size);
   auto it = memo.find(key);
@@ -39,9 +39,9 @@ double idle_tp_collective_s(const HwSpec& hw, const std::string& hw_key, const O
 
 // Least time one op list can take on a rank, two ways:
 //   * the data chain: every op but a weight-gradient GEMM starts after the previous chain op
-//     ends, and every TP collective starts after the chain and ends it (executor run_ops), so
+//     ends, and every TP / EP collective starts after the chain and ends it (executor run_ops), so
 //     the chain ops and the collectives (on idle links) add up;
-//   * the busiest engine timeline (lane(op.engine)), plus the TP collectives when they do not
+//   * the busiest engine timeline (lane(op.engine)), plus the TP / EP collectives when they do not
 //     overlap compute (each waits for every engine to drain, and everything after waits for it).
 double list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw, const std::string& hw_key,
                  OpTimer& timer, bool collectives_serial) {
@@ -50,7 +50,9 @@ double list_work(const StageProgram& st, const std::vector<OpVertex>& list, cons
   for (OpVertex v : list) {
     const Op& op = st.graph[v];
     if (op.is_collective()) {
-      if (op.group == Group::TP) comm += idle_tp_collective_s(hw, hw_key, op);
+      // TP and EP collectives run on the chain (executor run_ops); EP groups are runs of
+      // consecutive ranks like TP's, so both are timed on layout_group(hw, 1, size).
+      if ((op.group == Group::TP || op.group == Group::EP) && op.overlap_ops == 0) comm += idle_chain_collective_s(hw, hw_key, op);
       continue;
     }
     const double d = std::max(timer.time(op).seconds, hw.host.op_dispatch_s());
@@ -70,7 +72,7 @@ double optimizer_work(const StageProgram& st, const HwSpec& hw, OpTimer& timer) 
 
 }  // namespace
 
-StepWork step_work(const Scenario& s) {
+StepWork step_work(const Scenario& s, bool with_optimizer) {
   Platform& platform = Platform::instance();
   platform.configure(s.hw);
   const std::string hw_key = s.hw.fingerprint() + s.hw.intra_fingerprint();
@@ -88,7 +90,7 @@ StepWork step_work(const Scenario& s) {
     w.backward_s[k] = list_work(st, st.backward, s.hw, hw_key, timer, !s.workload.tp_overlap);
     w.backward_other_s[k] = list_work(st, st.backward, s.hw, hw_key, timer, s.workload.tp_overlap);
     w.ops_per_micro_batch += static_cast<double>(st.forward.size() + st.backward.size() + st.optimizer.size());
-    w.optimizer_s[k % p] += optimizer_work(st, s.hw, timer);
+    if (with_optimizer) w.optimizer_s[k % p] += optimizer_work(st, s.hw, timer);
   }
   return w;
 }

@@ -36,10 +36,12 @@ struct StepWork {
   std::vector<double> forward_s;              // by program
   std::vector<double> backward_s;             // by program, for the workload's tp_overlap setting
   std::vector<double> backward_other_s;       // by program, for the opposite setting (the plan is the same)
-  std::vector<double> optimizer_s;            // by pipeline rank
+  std::vector<double> optimizer_s;            // by pipeline rank (zeros unless asked for)
   double ops_per_micro_batch = 0;             // forward + backward ops of every program
 };
-StepWork step_work(const Scenario& s);
+// The optimizer's ops are timed only with `with_optimizer`: the search times them per DP degree
+// and ZeRO stage itself, and a replica-sized optimizer op is the costliest op to simulate.
+StepWork step_work(const Scenario& s, bool with_optimizer = true);
 // The executor advances SystemC time in whole picoseconds, one wait per op at most, so its sums
 // can land below the exact real-number sum by up to 1 ps per op: the bound gives that back
 // (ops_per_micro_batch x micro_batches ps) and 1e-9 of itself for floating-point order.
