@@ -9,7 +9,7 @@ set -euo pipefail
 TRNSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TRNSIM_BUILD_DIR="${TRNSIM_BUILD_DIR:-$TRNSIM_ROOT/build}"
 TRNSIM_BOOTSTRAP="${TRNSIM_BOOTSTRAP:-run}"
-TRNSIM_RUN_PACKAGES="g++ make ninja-build cmake pkg-config libsystemc-dev libeigen3-dev libboost-graph-dev nlohmann-json3-dev libfmt-dev libcli11-dev"
+TRNSIM_RUN_PACKAGES="g++ make ninja-build cmake pkg-config libsystemc-dev libeigen3-dev libboost-graph-dev nlohmann-json3-dev libfmt-dev libcli11-dev libgoogle-perftools-dev"
 TRNSIM_TEST_PACKAGES="catch2 libbenchmark-dev parallel pybind11-dev python3-dev python3-jsonschema python3-pandas python3-matplotlib python3-setuptools python3-venv python3-pip"
 # Plotting (scripts/plot.py, the Python example) needs python3-matplotlib: scripts/test installs it;
 # `trnsim_install_packages python3-matplotlib` is what a plot-only user runs.

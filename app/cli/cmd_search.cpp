@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "scenario.hpp"
 #include "search.hpp"
+#include "trnsim/fork_map.hpp"
 #include "trnsim/atomic_file.hpp"
 
 namespace trnsim {
@@ -34,6 +35,8 @@ Args search_args() {
                            "them, and its other fields apply to every layout")
       .option("top-k", "20", "rows in each top list")
       .option("train-tokens", "1e12", "tokens of the training run for time and cost to train")
+      .option("threads", std::to_string(online_cpus()), "threads building plan shapes and bounds (default: every online CPU; "
+                                                        "step simulations run on one, as SystemC has one kernel per process)")
       .flag("exhaustive", "simulate every layout that fits (slow; the exactness reference)")
       .option("out", "search", "output prefix: writes PREFIX.json and PREFIX.md")
       .option("data-dir", "", "directory holding hw/ and models/");
@@ -61,6 +64,7 @@ SearchOptions search_options(const Args& a) {
   o.top_k = static_cast<size_t>(a.integer("top-k", 1, 10000));
   o.train_tokens = a.number("train-tokens", 1e6, 1e16);
   o.exhaustive = a.has("exhaustive");
+  o.threads = static_cast<int>(a.integer("threads", 1, 1024));
   o.progress = isatty(2);
   return o;
 }

@@ -16,6 +16,7 @@
 #include "report.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
+#include "plan_shapes.hpp"
 #include "step_bound.hpp"
 #include "step_graph.hpp"
 #include "trnsim/error.hpp"
@@ -30,50 +31,10 @@ double cpu_seconds() {
          1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-// What every layout of one plan shape shares: per-program forward / backward work and the
-// memory inputs; or why the shape is invalid.
-struct Shape {
-  bool ok = false;
-  std::string reason;
-  std::vector<double> F;                  // per program (virtual stage)
-  std::vector<double> B_serial, B_overlap;  // per program, without / with TP overlap in the backward
-  std::vector<RankMemoryInputs> memory;
-  std::vector<int64_t> parameters;  // per program: what its optimizer updates (before ZeRO sharding)
-  std::vector<int64_t> expert_parameters;  // per program: of those, routed experts
-  double ops_per_micro_batch = 0;
-  int64_t ranks = 1, vstages = 1;
-  std::map<std::pair<int64_t, int>, std::vector<double>> optimizer;  // (dp, zero) -> per-rank optimizer work
-};
-
 // tp_overlap is an executor setting, not part of the plan: one shape serves both.
 using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, int, int, int>;
 ShapeKey shape_key(const Layout& l) {
   return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash, l.prec, l.ep, l.cp};
-}
-
-Shape build_shape(const Workload& w, const ModelSpec& model, const HwSpec& hw) {
-  Shape sh;
-  try {
-    Scenario s;  // the executor's inputs, without the per-layout memory check
-    s.workload = w;
-    s.model = model;
-    s.hw = hw;
-    s.plan = build_step_plan(model, w);
-    const StepWork work = step_work(s, false);  // the optimizer is timed per (dp, zero) below
-    Platform::instance().configure(hw);  // the platform keeps a pointer to its hardware: not to the local copy
-    sh.F = work.forward_s;
-    sh.B_serial = work.backward_s;  // built with tp_overlap off
-    sh.B_overlap = work.backward_other_s;
-    sh.ops_per_micro_batch = work.ops_per_micro_batch;
-    sh.memory = rank_memory_inputs(s.plan);
-    for (const auto& st : s.plan.stages) sh.parameters.push_back(st.parameters), sh.expert_parameters.push_back(st.expert_parameters);
-    sh.ranks = s.plan.ranks;
-    sh.vstages = s.plan.virtual_stages;
-    sh.ok = true;
-  } catch (const ConfigError& e) {
-    sh.reason = rejection_reason(e.what());
-  }
-  return sh;
 }
 
 struct Candidate {
@@ -105,50 +66,76 @@ nlohmann::json run_search(const SearchOptions& o) {
   const std::vector<Layout> layouts = enumerate_space(o.space, model, hws);
   const double tokens_per_step = static_cast<double>(o.space.global_batch * o.space.seq_len);
 
-  // 1. Shapes, memory and bounds, without simulating a step.
-  std::map<ShapeKey, Shape> shapes;
-  std::map<std::string, int64_t> rejected;
-  std::vector<Candidate> fits;
-  double shape_cpu = 0, simulate_cpu = 0;
-  int configured_hw = -1;
+  // 1. Plan shapes and every layout's memory (on every core), then each fitting layout's bound,
+  //    without simulating a step.
+  std::map<ShapeKey, size_t> shape_of;  // -> index into jobs / shapes
+  std::vector<ShapeJob> jobs;
+  std::vector<std::vector<uint32_t>> members;  // per shape: its layouts
   for (uint32_t i = 0; i < layouts.size(); ++i) {
     const Layout& l = layouts[i];
-    const HwSpec& hw = hws[l.hw];
-    const Workload w = layout_workload(l, o.space, hw);
-    auto it = shapes.find(shape_key(l));
-    if (it == shapes.end()) {
-      const double c0 = cpu_seconds();
-      Workload serial = w;
-      serial.tp_overlap = false;
-      it = shapes.emplace(shape_key(l), build_shape(serial, model, hw)).first;
-      configured_hw = l.hw;  // step_work configured the platform
-      shape_cpu += cpu_seconds() - c0;
+    auto [it, added] = shape_of.emplace(shape_key(l), jobs.size());
+    if (added) {
+      Workload serial = layout_workload(l, o.space, hws[l.hw]);
+      serial.tp_overlap = false;  // an executor setting: one shape serves both
+      jobs.push_back({std::move(serial), l.hw});
+      members.emplace_back();
     }
-    Shape& sh = it->second;
-    if (!sh.ok) {
-      ++rejected[sh.reason];
-      continue;
-    }
-    const int64_t m = w.grad_accum();
-    const auto mem = memory_per_stage(model, w, sh.memory, m);
-    if (peak_stage(mem).total() > hw.hbm_per_core()) {
-      ++rejected["does not fit in HBM"];
-      continue;
-    }
-    // Optimizer work depends on the DP degree and ZeRO stage: the same ops build_step_plan makes.
-    auto& opt = it->second.optimizer[{w.dp, w.zero}];
-    if (opt.empty()) {
-      if (configured_hw != l.hw) Platform::instance().configure(hw);  // (formatting its fingerprint is not free)
-      configured_hw = l.hw;
-      opt.assign(static_cast<size_t>(sh.ranks), 0.0);
-      for (size_t k = 0; k < sh.parameters.size(); ++k)
-        for (const Op& op : optimizer_compute_ops(sh.parameters[k], w, sh.expert_parameters[k]))
-          opt[k % opt.size()] += std::max(Platform::instance().timer().time(op).seconds, hw.host.op_dispatch_s());
-    }
-    fits.push_back({i, step_bound_from_work(sh.F, l.tp_overlap ? sh.B_overlap : sh.B_serial, opt, sh.ranks, sh.vstages, m, sh.ops_per_micro_batch)});
-    if (o.progress && i % 100000 == 0) std::fprintf(stderr, "\r%u / %zu layouts bounded", i, layouts.size());
+    members[it->second].push_back(i);
   }
-  if (o.progress) std::fputc('\n', stderr);
+  shape_of.clear();
+  // Which layouts fit in HBM, checked as soon as their shape's plan exists; a shape none of whose
+  // layouts fits is not timed. (Each layout belongs to one shape: threads write distinct bytes.)
+  std::vector<uint8_t> in_hbm(layouts.size(), 0);
+  auto any_fits = [&](size_t job, const PlanShape& sh) {
+    bool any = false;
+    for (uint32_t i : members[job]) {
+      const Layout& l = layouts[i];
+      const Workload w = layout_workload(l, o.space, hws[l.hw]);
+      const auto mem = memory_per_stage(model, w, sh.memory, w.grad_accum());
+      in_hbm[i] = peak_stage(mem).total() <= hws[l.hw].hbm_per_core();
+      any = any || in_hbm[i];
+    }
+    return any;
+  };
+  const double shape0 = cpu_seconds();
+  std::vector<PlanShape> shapes = build_plan_shapes(jobs, model, hws, any_fits, o.threads, o.progress);
+  const double shape_cpu = cpu_seconds() - shape0;
+  jobs.clear();
+  std::map<std::string, int64_t> rejected;
+  std::vector<Candidate> fits;
+  double simulate_cpu = 0;
+  int configured_hw = -1;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    PlanShape& sh = shapes[k];
+    if (!sh.ok) {
+      rejected[sh.reason] += static_cast<int64_t>(members[k].size());
+      continue;
+    }
+    for (uint32_t i : members[k]) {
+      if (!in_hbm[i]) {
+        ++rejected["does not fit in HBM"];
+        continue;
+      }
+      const Layout& l = layouts[i];
+      const HwSpec& hw = hws[l.hw];
+      const Workload w = layout_workload(l, o.space, hw);
+      // Optimizer work depends on the DP degree and ZeRO stage: the same ops build_step_plan makes.
+      auto& opt = sh.optimizer[{w.dp, w.zero}];
+      if (opt.empty()) {
+        if (configured_hw != l.hw) Platform::instance().configure(hw);  // (formatting its fingerprint is not free)
+        configured_hw = l.hw;
+        opt.assign(static_cast<size_t>(sh.ranks), 0.0);
+        for (size_t p = 0; p < sh.parameters.size(); ++p)
+          for (const Op& op : optimizer_compute_ops(sh.parameters[p], w, sh.expert_parameters[p]))
+            opt[p % opt.size()] += std::max(Platform::instance().timer().time(op).seconds, hw.host.op_dispatch_s());
+      }
+      fits.push_back({i, step_bound_from_work(sh.F, l.tp_overlap ? sh.B_overlap : sh.B_serial, opt, sh.ranks, sh.vstages,
+                                              w.grad_accum(), sh.ops_per_micro_batch)});
+    }
+    sh.optimizer.clear();
+  }
+  // Layouts in enumeration order, as before: the passes below sort by bound, ties by this order.
+  std::sort(fits.begin(), fits.end(), [](const Candidate& a, const Candidate& b) { return a.layout < b.layout; });
 
   // 2. Branch-and-bound (or everything, with --exhaustive).
   std::unordered_map<uint32_t, nlohmann::json> simulated;  // layout -> row
@@ -286,9 +273,8 @@ nlohmann::json run_search(const SearchOptions& o) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = cpu_seconds() - cpu0;
   doc["stats"] = {{"wall_s", wall}, {"cpu_s", cpu}, {"layouts_per_cpu_s", static_cast<double>(layouts.size()) / std::max(cpu, 1e-9)},
-                  {"largest_bound_to_step_ratio", worst_ratio}, {"shape_cpu_s", shape_cpu}, {"simulate_cpu_s", simulate_cpu},
-                  {"op_shapes_simulated", Platform::instance().timer().simulated()},
-                  {"op_lookups", Platform::instance().timer().lookups()}};
+                  {"largest_bound_to_step_ratio", worst_ratio}, {"shape_cpu_s", shape_cpu}, {"simulate_cpu_s", simulate_cpu}, {"threads", o.threads},
+                  {"op_shapes_simulated", Platform::instance().timer().simulated()}};
   return doc;
 }
 

@@ -23,6 +23,7 @@ struct SearchOptions {
   double train_tokens = 1e12;
   bool exhaustive = false;  // simulate every layout that fits (for exactness checks)
   bool progress = false;
+  int threads = 1;  // plan shapes are built on this many threads (step simulations run on one: SystemC)
 };
 
 // The result document: top_by_throughput, top_by_cost (rows with breakdowns), pareto (rows),

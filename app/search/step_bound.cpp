@@ -4,10 +4,9 @@
 #include <algorithm>
 #include <array>
 
-#include <fmt/format.h>
-
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "collective.hpp"
 #include "platform.hpp"
@@ -17,13 +16,15 @@
 namespace trnsim {
 namespace {
 
+using CollectiveKey = std::tuple<std::string, int, int64_t, int>;  // hardware, kind, bytes, group size
+std::map<CollectiveKey, double>& collective_memo() {
+  static std::map<CollectiveKey, double> memo;
+  return memo;
+}
+
 // A TP or EP collective alone on idle links: the least it can take inside a step (other traffic
 // on its links only queues it). Simulated once per (hardware, kind, bytes, group) and memoised.
-double idle_chain_collective_s(const HwSpec& hw, const std::string& hw_key, const Op& op) {
-  static std::map<std::string, double> memo;
-  const std::string key = fmt::format("{}|{}|{}|{}", hw_key, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size);
-  auto it = memo.find(key);
-  if (it != memo.end()) return it->second;
+double simulate_idle_collective_s(const HwSpec& hw, const CollectiveKey& key, const Op& op) {
   Platform& platform = Platform::instance();
   auto algo = make_collective(hw.collectives.inter_algorithm, hw.collectives.intra_algorithm);
   const CollectiveCall call{op.kind, op.comm_bytes, layout_group(hw, 1, op.group_size)};
@@ -34,7 +35,7 @@ double idle_chain_collective_s(const HwSpec& hw, const std::string& hw_key, cons
     took = (sc_core::sc_time_stamp() - t0).to_seconds();
   });
   run_kernel();
-  return memo[key] = took;
+  return collective_memo()[key] = took;
 }
 
 // Least time one op list can take on a rank, two ways:
@@ -43,8 +44,8 @@ double idle_chain_collective_s(const HwSpec& hw, const std::string& hw_key, cons
 //     the chain ops and the collectives (on idle links) add up;
 //   * the busiest engine timeline (lane(op.engine)), plus the TP / EP collectives when they do not
 //     overlap compute (each waits for every engine to drain, and everything after waits for it).
-double list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw, const std::string& hw_key,
-                 OpTimer& timer, bool collectives_serial) {
+double list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw, WorkTimes& times,
+                 bool collectives_serial) {
   std::array<double, 6> lane{};
   double comm = 0, chain = 0;
   for (OpVertex v : list) {
@@ -52,10 +53,10 @@ double list_work(const StageProgram& st, const std::vector<OpVertex>& list, cons
     if (op.is_collective()) {
       // TP and EP collectives run on the chain (executor run_ops); EP groups are runs of
       // consecutive ranks like TP's, so both are timed on layout_group(hw, 1, size).
-      if ((op.group == Group::TP || op.group == Group::EP) && op.overlap_ops == 0) comm += idle_chain_collective_s(hw, hw_key, op);
+      if ((op.group == Group::TP || op.group == Group::EP) && op.overlap_ops == 0) comm += times.collective_s(op);
       continue;
     }
-    const double d = std::max(timer.time(op).seconds, hw.host.op_dispatch_s());
+    const double d = times.op_s(op);
     lane[hw.concurrent_engines ? static_cast<size_t>(op.engine) : 0] += d;
     if (!op.weight_grad) chain += d;
   }
@@ -63,36 +64,74 @@ double list_work(const StageProgram& st, const std::vector<OpVertex>& list, cons
   return std::max(chain + comm, engines);
 }
 
-double optimizer_work(const StageProgram& st, const HwSpec& hw, OpTimer& timer) {
+double optimizer_work(const StageProgram& st, WorkTimes& times) {
   double t = 0;  // the executor waits for each optimizer compute op in turn
   for (OpVertex v : st.optimizer)
-    if (!st.graph[v].is_collective()) t += std::max(timer.time(st.graph[v]).seconds, hw.host.op_dispatch_s());
+    if (!st.graph[v].is_collective()) t += times.op_s(st.graph[v]);
   return t;
 }
 
 }  // namespace
 
-StepWork step_work(const Scenario& s, bool with_optimizer) {
-  Platform& platform = Platform::instance();
-  platform.configure(s.hw);
-  const std::string hw_key = s.hw.fingerprint() + s.hw.intra_fingerprint();
-  OpTimer& timer = platform.timer();
-  const auto p = static_cast<size_t>(s.plan.ranks), v = static_cast<size_t>(s.plan.virtual_stages);
+WorkTimes::WorkTimes(const HwSpec& hw, bool simulate)
+    : hw_(hw), hw_key_(hw.fingerprint() + hw.intra_fingerprint()), simulate_(simulate) {
+  if (simulate_) Platform::instance().configure(hw);
+}
+
+double WorkTimes::op_s(const Op& op) {
+  OpTimer& timer = Platform::instance().timer();
+  const OpTiming* t = simulate_ ? &timer.time(op) : timer.find(op);
+  if (!t) {
+    missed_ops_.push_back(op);
+    return 0;
+  }
+  return std::max(t->seconds, hw_.host.op_dispatch_s());
+}
+
+double WorkTimes::collective_s(const Op& op) {
+  const CollectiveKey key{hw_key_, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size};
+  const auto& memo = collective_memo();
+  auto it = memo.find(key);
+  if (it != memo.end()) return it->second;
+  if (simulate_) return simulate_idle_collective_s(hw_, key, op);
+  missed_collectives_.push_back(op);
+  return 0;
+}
+
+void WorkTimes::simulate_missed() {
+  Platform::instance().configure(hw_);
+  OpTimer& timer = Platform::instance().timer();
+  for (const Op& op : missed_ops_) timer.time(op);
+  for (const Op& op : missed_collectives_) {
+    const CollectiveKey key{hw_key_, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size};
+    if (!collective_memo().count(key)) simulate_idle_collective_s(hw_, key, op);
+  }
+  missed_ops_.clear();
+  missed_collectives_.clear();
+}
+
+StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, WorkTimes& times, bool with_optimizer) {
+  const auto p = static_cast<size_t>(plan.ranks), v = static_cast<size_t>(plan.virtual_stages);
   StepWork w;
   w.forward_s.resize(p * v);
   w.backward_s.resize(p * v);
   w.backward_other_s.resize(p * v);
   w.optimizer_s.assign(p, 0.0);
   for (size_t k = 0; k < p * v; ++k) {
-    const auto& st = s.plan.stages[k];
+    const auto& st = plan.stages[k];
     // The executor overlaps TP collectives with compute only in the backward, with tp_overlap.
-    w.forward_s[k] = list_work(st, st.forward, s.hw, hw_key, timer, true);
-    w.backward_s[k] = list_work(st, st.backward, s.hw, hw_key, timer, !s.workload.tp_overlap);
-    w.backward_other_s[k] = list_work(st, st.backward, s.hw, hw_key, timer, s.workload.tp_overlap);
+    w.forward_s[k] = list_work(st, st.forward, hw, times, true);
+    w.backward_s[k] = list_work(st, st.backward, hw, times, !tp_overlap);
+    w.backward_other_s[k] = list_work(st, st.backward, hw, times, tp_overlap);
     w.ops_per_micro_batch += static_cast<double>(st.forward.size() + st.backward.size() + st.optimizer.size());
-    if (with_optimizer) w.optimizer_s[k % p] += optimizer_work(st, s.hw, timer);
+    if (with_optimizer) w.optimizer_s[k % p] += optimizer_work(st, times);
   }
   return w;
+}
+
+StepWork step_work(const Scenario& s, bool with_optimizer) {
+  WorkTimes times(s.hw, true);
+  return step_work(s.plan, s.hw, s.workload.tp_overlap, times, with_optimizer);
 }
 
 namespace {

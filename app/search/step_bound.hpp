@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "scenario.hpp"
+#include "step_graph.hpp"
 
 namespace trnsim {
 
@@ -42,6 +43,29 @@ struct StepWork {
 // The optimizer's ops are timed only with `with_optimizer`: the search times them per DP degree
 // and ZeRO stage itself, and a replica-sized optimizer op is the costliest op to simulate.
 StepWork step_work(const Scenario& s, bool with_optimizer = true);
+
+// Where step_work reads op durations and idle-link collective times: the process's memo tables
+// (OpTimer, and one for collectives). Simulating, a miss is simulated (SystemC: the one thread
+// that owns the kernel). Looking up, the tables are only read, so any number of threads may look
+// up at once while none simulates: a miss counts as zero and is remembered, and
+// simulate_missed() (SystemC thread) fills the tables so a second look-up is complete.
+// Both expect Platform::instance() configured for `hw` (the simulating one configures it).
+class WorkTimes {
+ public:
+  WorkTimes(const HwSpec& hw, bool simulate);
+  double op_s(const Op& op);          // the op's duration, at least the host's dispatch time
+  double collective_s(const Op& op);  // a TP / EP collective alone on idle links
+  bool missed() const { return !missed_ops_.empty() || !missed_collectives_.empty(); }
+  void simulate_missed();
+
+ private:
+  const HwSpec& hw_;
+  std::string hw_key_;
+  bool simulate_;
+  std::vector<Op> missed_ops_, missed_collectives_;
+};
+// The same work from a plan (tp_overlap: the workload's setting, which backward_s is for).
+StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, WorkTimes& times, bool with_optimizer);
 // The executor advances SystemC time in whole picoseconds, one wait per op at most, so its sums
 // can land below the exact real-number sum by up to 1 ps per op: the bound gives that back
 // (ops_per_micro_batch x micro_batches ps) and 1e-9 of itself for floating-point order.

@@ -20,6 +20,12 @@ class OpTimer {
   explicit OpTimer(Chip& chip) : chip_(chip) {}
   void use(const HwSpec& hw);
   const OpTiming& time(const Op& op);
+  // The memoised timing of `op` on the hardware in use, or null if it is not memoised yet: a
+  // read that never simulates, safe from several threads while no thread calls time() or use().
+  const OpTiming* find(const Op& op) const {
+    auto f = fast_now_->find(op.shape());
+    return f == fast_now_->end() ? nullptr : f->second;
+  }
   size_t simulated() const { return misses_; }
   size_t lookups() const { return lookups_; }
   // Persistent cache (issue 9): entries are keyed by fingerprint|shape, values exact; the
