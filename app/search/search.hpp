@@ -4,8 +4,9 @@
 //
 // Every layout gets exact memory and a lower bound on its step time (step_bound.hpp) without
 // being simulated: both come from its plan shape (model, hardware, TP, PP, virtual stages,
-// micro-batch, recompute, SP, TP overlap, fusion, attention), computed once per shape and shared
-// by every DP degree, ZeRO stage, DP-overlap setting and node count. Branch-and-bound then runs
+// micro-batch, recompute, SP, TP overlap, fusion, attention), computed once per shape on every
+// core (plan_shapes.hpp) and shared by every DP degree, ZeRO stage, DP-overlap setting and node
+// count. Step simulations run on the calling thread (SystemC has one kernel per process). Branch-and-bound then runs
 // three passes (by time bound, by cost bound, by Pareto dominance); a layout is simulated only if
 // its bound could still beat the current K-th best or enter the front. The state only improves,
 // so a layout skipped once can never enter the final result: the answer equals exhaustive

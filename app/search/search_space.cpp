@@ -153,6 +153,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
                   if (!allowed(ax, "zero", z) || (z > 0 && dp == 1) || !fixed("zero", z, dp > 1 ? st.zero : 0)) continue;
                   for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
                     if (!allowed(ax, "sp", sp) || !fixed("sp", sp, tp > 1 && st.sequence_parallel)) continue;
+                    if (m.moe.active() && tp > 1 && !sp) continue;  // MoE layers route SP's token shards (step_graph)
                     for (int tpo = 0; tpo <= (tp > 1 ? 1 : 0); ++tpo) {
                       if (!allowed(ax, "tp_overlap", tpo) || !fixed("tp_overlap", tpo, tp > 1 && st.tp_overlap)) continue;
                       for (int dpo = (dp > 1 ? 0 : 1); dpo <= 1; ++dpo) {

@@ -2,7 +2,7 @@
 // more. TP: every divisor of the heads (and of the FFN, compatible with the KV heads) that fits
 // a node or spans whole nodes; PP: every divisor of the layers; interleaved virtual stages
 // dividing the layers per stage; every micro-batch dividing the local batch; recompute
-// none / selective / full; ZeRO 0-3 (3: FSDP); sequence parallelism on / off; TP and DP overlap on /
+// none / selective / full; ZeRO 0-3 (3: FSDP); sequence parallelism on / off (on for MoE models with tp > 1); TP and DP overlap on /
 // off; fused projections; attention kernel; hardware and node counts; precision (bf16 only unless
 // --axes lists fp8 / mxfp8 / nvfp4; a format the hardware lacks is skipped for it); expert
 // parallelism (every divisor of a MoE model's experts that divides tp x dp); context parallelism

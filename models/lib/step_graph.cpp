@@ -4,8 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
-#include <boost/graph/topological_sort.hpp>
+#include <stdexcept>
 
 #include "block_builder.hpp"
 #include "op_factory.hpp"
@@ -429,11 +428,12 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     }
     plan.stages.push_back(std::move(st));
   }
-  // Sanity: the graph must be a DAG (throws boost::not_a_dag otherwise).
-  for (auto& st : plan.stages) {
-    std::vector<OpVertex> order;
-    boost::topological_sort(st.graph, std::back_inserter(order));
-  }
+  // Sanity: every edge runs from an older op to a newer one, so the graph is a DAG and the
+  // vertex order is a topological order (cheaper than a topological sort per plan).
+  for (auto& st : plan.stages)
+    for (auto [e, end] = boost::edges(st.graph); e != end; ++e)
+      if (boost::source(*e, st.graph) >= boost::target(*e, st.graph))
+        throw std::logic_error("build_step_plan: an edge runs backwards in the op graph");
   const double replicas = static_cast<double>(w.dp * w.cp * w.tp * plan.micro_batches);
   plan.model_flops = Flops(fwd_bwd_flops * replicas);
   plan.hardware_flops = Flops((fwd_bwd_flops + recompute_flops) * replicas);

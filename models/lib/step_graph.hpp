@@ -14,7 +14,10 @@
 
 namespace trnsim {
 
-using OpGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Op>;
+// Edges in a vector (the last vecS; Boost's default is a std::list, one allocation per edge):
+// plans are built by the hundred thousand in a search and edges are never removed.
+using OpGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Op, boost::no_property,
+                                      boost::no_property, boost::vecS>;
 using OpVertex = OpGraph::vertex_descriptor;
 
 struct DpBucket {
