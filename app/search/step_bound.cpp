@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "collective.hpp"
 #include "platform.hpp"
@@ -44,8 +45,9 @@ double simulate_idle_collective_s(const HwSpec& hw, const CollectiveKey& key, co
 //     the chain ops and the collectives (on idle links) add up;
 //   * the busiest engine timeline (lane(op.engine)), plus the TP / EP collectives when they do not
 //     overlap compute (each waits for every engine to drain, and everything after waits for it).
-double list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw, WorkTimes& times,
-                 bool collectives_serial) {
+// One walk gives both settings: {collectives serial, collectives overlapped}.
+std::pair<double, double> list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw,
+                                    WorkTimes& times) {
   std::array<double, 6> lane{};
   double comm = 0, chain = 0;
   for (OpVertex v : list) {
@@ -60,8 +62,8 @@ double list_work(const StageProgram& st, const std::vector<OpVertex>& list, cons
     lane[hw.concurrent_engines ? static_cast<size_t>(op.engine) : 0] += d;
     if (!op.weight_grad) chain += d;
   }
-  const double engines = *std::max_element(lane.begin(), lane.end()) + (collectives_serial ? comm : 0.0);
-  return std::max(chain + comm, engines);
+  const double busiest = *std::max_element(lane.begin(), lane.end());
+  return {std::max(chain + comm, busiest + comm), std::max(chain + comm, busiest)};
 }
 
 double optimizer_work(const StageProgram& st, WorkTimes& times) {
@@ -120,9 +122,10 @@ StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, Work
   for (size_t k = 0; k < p * v; ++k) {
     const auto& st = plan.stages[k];
     // The executor overlaps TP collectives with compute only in the backward, with tp_overlap.
-    w.forward_s[k] = list_work(st, st.forward, hw, times, true);
-    w.backward_s[k] = list_work(st, st.backward, hw, times, !tp_overlap);
-    w.backward_other_s[k] = list_work(st, st.backward, hw, times, tp_overlap);
+    w.forward_s[k] = list_work(st, st.forward, hw, times).first;
+    const auto [serial, overlapped] = list_work(st, st.backward, hw, times);
+    w.backward_s[k] = tp_overlap ? overlapped : serial;
+    w.backward_other_s[k] = tp_overlap ? serial : overlapped;
     w.ops_per_micro_batch += static_cast<double>(st.forward.size() + st.backward.size() + st.optimizer.size());
     if (with_optimizer) w.optimizer_s[k % p] += optimizer_work(st, times);
   }

@@ -5,7 +5,8 @@
 # step time on every one of the 7,520 simulated layouts (bound_violations == 0).
 # The same under a stack profile (--stack torchtitan: fixed axes, FSDP2's FP32 shard, FP32
 # reductions), on a smaller space; and for a MoE model over every EP degree (Qwen3-30B-A3B on one
-# DGX H100, 2,295 layouts fitting), where the bound counts the EP all-to-alls on idle links.
+# DGX H100, 2,295 layouts fitting), where the bound counts the EP all-to-alls on idle links; and
+# the same search on one thread and on two gives the same result and counts.
 # usage: search_exactness.sh TRNSIM
 set -euo pipefail
 bin="$1"
@@ -50,13 +51,18 @@ PY
 
 moe=(--model qwen3-30b-a3b --hw dgx-h100 --nodes 1 --seq 1024 --global-batch 32
      --axes "attention=flash;fused=on;dp_overlap=on" --top-k 10)
-"$bin" search "${moe[@]}" --out "$tmp/mbb" >/dev/null
+"$bin" search "${moe[@]}" --threads 2 --out "$tmp/mbb" >/dev/null
+"$bin" search "${moe[@]}" --threads 1 --out "$tmp/mb1" >/dev/null
 "$bin" search "${moe[@]}" --exhaustive --out "$tmp/mex" >/dev/null
 python3 - "$tmp" <<'PY'
 import json, sys
 t = sys.argv[1]
 bb, ex = json.load(open(f"{t}/mbb.json")), json.load(open(f"{t}/mex.json"))
+one = json.load(open(f"{t}/mb1.json"))
 assert ex["counts"]["simulated"] == ex["counts"]["fits"] >= 2000, ex["counts"]
+assert bb["stats"]["threads"] == 2 and one["stats"]["threads"] == 1
+for key in ("top_by_throughput", "top_by_cost", "pareto", "counts"):  # plan shapes on 1 or 2 threads: the same search
+    assert json.dumps(bb[key], sort_keys=True) == json.dumps(one[key], sort_keys=True), f"threads: {key} differs"
 assert ex["counts"]["bound_violations"] == 0 and bb["counts"]["bound_violations"] == 0
 for key in ("top_by_throughput", "top_by_cost", "pareto"):
     assert json.dumps(bb[key], sort_keys=True) == json.dumps(ex[key], sort_keys=True), f"moe: {key} differs"
