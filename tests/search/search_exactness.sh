@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# search_exactness.sh — issue 16: on a space small enough to simulate exhaustively (8,385 layouts,
-# 7,520 fitting, trn1 and p4d), the branch-and-bound search returns byte-identical top-20 lists
+# search_exactness.sh — issue 16: on a space small enough to simulate exhaustively (10,578 layouts,
+# 9,705 fitting, trn1 and p4d), the branch-and-bound search returns byte-identical top-20 lists
 # (by throughput and by cost) and Pareto front, and the step-time lower bound is <= the simulated
-# step time on every one of the 7,520 simulated layouts (bound_violations == 0).
+# step time on every one of the 9,705 simulated layouts (bound_violations == 0).
 # The same under a stack profile (--stack torchtitan: fixed axes, FSDP2's FP32 shard, FP32
 # reductions), on a smaller space; and for a MoE model over every EP degree (Qwen3-30B-A3B on one
 # DGX H100, 2,295 layouts fitting), where the bound counts the EP all-to-alls on idle links; and
