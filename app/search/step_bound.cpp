@@ -90,8 +90,14 @@ double WorkTimes::op_s(const Op& op) {
   return std::max(t->seconds, hw_.host.op_dispatch_s());
 }
 
+namespace {
+CollectiveKey collective_key(const std::string& hw_key, const Op& op) {
+  return {hw_key, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size};
+}
+}  // namespace
+
 double WorkTimes::collective_s(const Op& op) {
-  const CollectiveKey key{hw_key_, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size};
+  const CollectiveKey key = collective_key(hw_key_, op);
   const auto& memo = collective_memo();
   auto it = memo.find(key);
   if (it != memo.end()) return it->second;
@@ -105,7 +111,7 @@ void WorkTimes::simulate_missed() {
   OpTimer& timer = Platform::instance().timer();
   for (const Op& op : missed_ops_) timer.time(op);
   for (const Op& op : missed_collectives_) {
-    const CollectiveKey key{hw_key_, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size};
+    const CollectiveKey key = collective_key(hw_key_, op);
     if (!collective_memo().count(key)) simulate_idle_collective_s(hw_, key, op);
   }
   missed_ops_.clear();

@@ -5,6 +5,7 @@
 // layout the plan refuses (tp > 1 without sequence parallelism).
 #include <catch2/catch.hpp>
 
+#include "helpers.hpp"
 #include "plan_shapes.hpp"
 #include "platform.hpp"
 #include "scenario.hpp"
@@ -15,20 +16,9 @@
 using namespace trnsim;
 
 namespace {
+// One DGX H100's Qwen3-30B-A3B at TP 2, DP 4, EP 8 (tests/helpers.hpp), by micro-batch and recompute.
 Workload moe_shape_workload(int64_t mb, Checkpointing ck) {
-  Workload w;
-  w.model = "qwen3-30b-a3b";
-  w.hw = "dgx-h100";
-  w.nodes = 1;
-  w.tp = 2;
-  w.dp = 4;
-  w.ep = 8;
-  w.sequence_parallel = true;
-  w.micro_batch = mb;
-  w.global_batch = 32;
-  w.seq_len = 1024;
-  w.precision = Precision::MixedBF16;
-  w.attention = Attention::Flash;
+  Workload w = test::moe_workload("qwen3-30b-a3b", "dgx-h100", 1, 2, 4, 8, mb, 32, 1024);
   w.checkpointing = ck;
   return w;
 }
