@@ -1,7 +1,6 @@
 // cmd_run.cpp — the `run` subcommand: parse options, simulate the step, write the report (and trace).
 #include <fmt/format.h>
 
-#include <boost/graph/graphviz.hpp>
 #include <filesystem>
 #include <sstream>
 #include <iostream>

@@ -3,11 +3,11 @@
 
 namespace trnsim::ops {
 
-Op gemm(const std::string& label, int64_t batch, int64_t m, int64_t k, int64_t n, DType dt) {
+Op gemm(std::string label, int64_t batch, int64_t m, int64_t k, int64_t n, DType dt) {
   Op o;
   o.kind = OpKind::Gemm;
   o.engine = Engine::Tensor;
-  o.label = label;
+  o.label = std::move(label);
   o.dtype = dt;
   // A low-precision GEMM accumulates in FP32 and writes BF16 (TE / torchao / cuBLASLt FP8 GEMMs).
   o.out_dtype = is_low_precision(dt) ? DType::BF16 : dt;
@@ -22,12 +22,12 @@ Op gemm(const std::string& label, int64_t batch, int64_t m, int64_t k, int64_t n
   return o;
 }
 
-Op vector_op(OpKind kind, const std::string& label, int64_t elements, int64_t row, int inputs, int passes,
+Op vector_op(OpKind kind, std::string label, int64_t elements, int64_t row, int inputs, int passes,
              bool transcendental, double flops_per_element, DType dt) {
   Op o;
   o.kind = kind;
   o.engine = (passes == 0 && transcendental) ? Engine::Scalar : Engine::Vector;
-  o.label = label;
+  o.label = std::move(label);
   o.dtype = o.out_dtype = dt;
   o.elements = elements;
   o.row = row;
@@ -41,11 +41,11 @@ Op vector_op(OpKind kind, const std::string& label, int64_t elements, int64_t ro
   return o;
 }
 
-Op embedding(const std::string& label, int64_t elements, DType dt) {
+Op embedding(std::string label, int64_t elements, DType dt) {
   Op o;
   o.kind = OpKind::Embedding;
   o.engine = Engine::Dma;
-  o.label = label;
+  o.label = std::move(label);
   o.dtype = o.out_dtype = dt;
   o.elements = elements;
   o.bytes_read = Bytes(dtype_bytes(dt) * static_cast<double>(elements));
@@ -53,11 +53,11 @@ Op embedding(const std::string& label, int64_t elements, DType dt) {
   return o;
 }
 
-Op optimizer(const std::string& label, int64_t params, int state_bytes_per_param, int param_bytes, DType dt) {
+Op optimizer(std::string label, int64_t params, int state_bytes_per_param, int param_bytes, DType dt) {
   Op o;
   o.kind = OpKind::Optimizer;
   o.engine = Engine::Vector;
-  o.label = label;
+  o.label = std::move(label);
   o.dtype = o.out_dtype = dt;
   o.elements = params;
   o.inputs = 3;        // param, grad, moments
@@ -70,19 +70,19 @@ Op optimizer(const std::string& label, int64_t params, int state_bytes_per_param
   return o;
 }
 
-Op quantize(const std::string& label, int64_t elements, int passes, int copies, DType to) {
-  Op o = vector_op(OpKind::Elementwise, label, elements, 0, 1, passes, false, 3, DType::BF16);
+Op quantize(std::string label, int64_t elements, int passes, int copies, DType to) {
+  Op o = vector_op(OpKind::Elementwise, std::move(label), elements, 0, 1, passes, false, 3, DType::BF16);
   o.out_dtype = to;
   o.bytes_read = Bytes(dtype_bytes(DType::BF16) * static_cast<double>(elements) * passes);
   o.bytes_written = Bytes(dtype_bytes(to) * static_cast<double>(elements) * copies);
   return o;
 }
 
-Op collective(OpKind kind, const std::string& label, Group g, int group_size, Bytes bytes) {
+Op collective(OpKind kind, std::string label, Group g, int group_size, Bytes bytes) {
   Op o;
   o.kind = kind;
   o.engine = Engine::Collective;
-  o.label = label;
+  o.label = std::move(label);
   o.group = g;
   o.group_size = group_size;
   o.comm_bytes = bytes;

@@ -85,9 +85,10 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
     fail("/batch/seq_len", fmt::format("seq_len {} exceeds the model's maximum {}; lower it", w.seq_len, m.max_seq));
 }
 
-// Backward ops of one forward entry, in execution order.
-std::vector<Op> backward_of(const FwdOp& f, bool sp, int cp) {
-  std::vector<Op> out;
+// Backward ops of one forward entry, in execution order, into `out` (cleared first; the caller
+// reuses one vector for a whole plan).
+void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
+  out.clear();
   const Op& o = f.op;
   auto coll = [&](OpKind k, const std::string& suffix, bool gradient = false) {
     Op c = o;
@@ -95,7 +96,7 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp, int cp) {
     c.label = o.label + suffix;
     c.phase = Phase::Backward;
     if (gradient && f.grad_comm_bytes.base() > 0) c.comm_bytes = f.grad_comm_bytes;
-    out.push_back(c);
+    out.push_back(std::move(c));
   };
   if (f.role == Role::TpEnter) {
     if (sp) {
@@ -104,29 +105,29 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp, int cp) {
     } else {
       coll(OpKind::AllReduce, ".bwd", true);
     }
-    return out;
+    return;
   }
   if (f.role == Role::TpExit) {
     if (sp) coll(OpKind::AllGather, ".bwd");
-    return out;
+    return;
   }
   if (f.role == Role::TpGather) {
     coll(OpKind::ReduceScatter, ".bwd");
-    return out;
+    return;
   }
   if (f.role == Role::AllToAll) {
     coll(OpKind::AllToAll, ".bwd");
-    return out;
+    return;
   }
   // A cast to a low-precision format passes its gradient straight through (the backward
   // quantizes the output gradient instead, see the GEMM case).
-  if (o.kind == OpKind::Elementwise && o.out_dtype != o.dtype) return out;
+  if (o.kind == OpKind::Elementwise && o.out_dtype != o.dtype) return;
   switch (o.kind) {
     case OpKind::Gemm: {  // C=A.B: dA = dC.B^T (M,N,K); dB = A^T.dC (K,M,N)
       if (f.ring_bwd_bytes.base() > 0) {  // ring attention backward: K/V and dK/dV round the CP ring
         Op ring = ops::collective(OpKind::SendRecv, o.label + ".cp_ring_bwd", Group::CP, cp, f.ring_bwd_bytes);
         ring.overlap_ops = 7;  // context dgrad/wgrad, softmax, scores recompute/exp/dgrad/wgrad
-        out.push_back(ring);
+        out.push_back(std::move(ring));
       }
       Op dg = ops::gemm(o.label + ".dgrad", o.batch, o.m, o.n, o.k, o.dtype);
       Op wg = ops::gemm(o.label + ".wgrad", o.batch, o.k, o.m, o.n, o.dtype);
@@ -142,13 +143,13 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp, int cp) {
       if (f.flash_scores) {  // the flash backward first recomputes S = QK^T and P = exp(S - lse)
         Op re = o;
         re.label = o.label + ".bwd_recompute";
-        out.push_back(re);
+        out.push_back(std::move(re));
         Op ex = ops::vector_op(OpKind::Elementwise, o.label + ".bwd_exp", o.batch * o.m * o.n, o.n, 1, 1, true, 2, o.dtype);
         ex.onchip_in = ex.onchip_out = true;
-        out.push_back(ex);
+        out.push_back(std::move(ex));
       }
-      out.push_back(dg);
-      out.push_back(wg);
+      out.push_back(std::move(dg));
+      out.push_back(std::move(wg));
       break;
     }
     case OpKind::Softmax:
@@ -157,26 +158,26 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp, int cp) {
                             false, 3, o.dtype);
       b.onchip_in = o.onchip_in;
       b.onchip_out = o.onchip_out;
-      out.push_back(b);
+      out.push_back(std::move(b));
       break;
     }
     case OpKind::Norm: {
       Op b = ops::vector_op(OpKind::Norm, o.label + ".bwd", o.elements, o.row, 2, 2 * o.passes, false,
                             2 * o.flops.base() / std::max<int64_t>(1, o.elements), o.dtype);
-      out.push_back(b);
+      out.push_back(std::move(b));
       break;
     }
     case OpKind::Elementwise: {
       Op b = ops::vector_op(OpKind::Elementwise, o.label + ".bwd", o.elements, o.row, o.inputs + 1, std::max(1, o.passes),
                             o.transcendental, o.flops.base() / std::max<int64_t>(1, o.elements), o.dtype);
-      out.push_back(b);
+      out.push_back(std::move(b));
       break;
     }
     case OpKind::Embedding: {
       Op b = o;
       b.label = o.label + ".bwd";  // scatter-add of the gradient rows
       b.engine = Engine::GpSimd;
-      out.push_back(b);
+      out.push_back(std::move(b));
       break;
     }
     default:
@@ -186,7 +187,6 @@ std::vector<Op> backward_of(const FwdOp& f, bool sp, int cp) {
     b.phase = Phase::Backward;
     b.layer = o.layer;
   }
-  return out;
 }
 
 struct GraphBuilder {
@@ -278,9 +278,12 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   plan.ranks = w.pp;
   plan.virtual_stages = w.virtual_stages;
   plan.stages.reserve(static_cast<size_t>(programs));
+  std::vector<Op> bwd_ops;  // one forward op's backward ops, reused
 
   for (int s = 0; s < programs; ++s) {
-    StageProgram st;
+    // Built in place: Boost's adjacency_list has no move constructor, so moving a StageProgram in
+    // would copy its whole graph (stages is reserved, the reference stays valid).
+    StageProgram& st = plan.stages.emplace_back();
     st.stage = s;
     st.rank = static_cast<int>(s % w.pp);
     st.chunk = static_cast<int>(s / w.pp);
@@ -322,6 +325,14 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     if (st.last && m.mtp_layers > 0 && w.pp > 1) st.parameters += m.vocab * m.hidden / w.tp;
     if (st.last && m.tied_embeddings && w.pp > 1) st.parameters += m.vocab * m.hidden / w.tp;  // head's copy
 
+    // Reserve the graph's vertex and edge storage: a search builds plans by the hundred thousand
+    // and growing these vectors (reallocate, copy every Op) was a fifth of its CPU. Per forward op:
+    // itself, a recompute copy and about two backward ops (measured 2.5 ops per forward op without
+    // recompute on DeepSeek-V3); per piece: two gathers, two buckets.
+    size_t fwd_ops = 0;
+    for (const auto& p : pieces) fwd_ops += p.fwd.size();
+    const size_t expect = 4 * fwd_ops + 4 * pieces.size() + 8;
+    st.graph.m_vertices.reserve(expect);
     GraphBuilder gb{st};
     // ZeRO-3 / FSDP: each piece's parameters are sharded over DP and all-gathered before the piece
     // runs, in forward and again in backward, one piece ahead (prefetch depth 1: FSDP's
@@ -376,11 +387,13 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
           if (!o.is_collective()) recompute_flops += o.flops.base();
         }
       }
-      for (auto f = it->fwd.rbegin(); f != it->fwd.rend(); ++f)
-        for (auto& b : backward_of(*f, sp, static_cast<int>(w.cp))) {
-          st.backward.push_back(gb.add(b));
+      for (auto f = it->fwd.rbegin(); f != it->fwd.rend(); ++f) {
+        backward_of(*f, sp, static_cast<int>(w.cp), bwd_ops);
+        for (auto& b : bwd_ops) {
           if (!b.is_collective()) fwd_bwd_flops += b.flops.base();
+          st.backward.push_back(gb.add(std::move(b)));
         }
+      }
       // This piece's gradients are complete: one DP bucket, and for a MoE layer one bucket of
       // expert gradients over the expert-data-parallel ranks.
       const OpKind k = w.zero >= 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
@@ -426,14 +439,14 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         st.optimizer.push_back(gb.add(amax));
       }
     }
-    plan.stages.push_back(std::move(st));
   }
   // Sanity: every edge runs from an older op to a newer one, so the graph is a DAG and the
   // vertex order is a topological order (cheaper than a topological sort per plan).
+  // (Per vertex: boost::edges() on a directed graph goes through an optional<> GCC 12 flags.)
   for (auto& st : plan.stages)
-    for (auto [e, end] = boost::edges(st.graph); e != end; ++e)
-      if (boost::source(*e, st.graph) >= boost::target(*e, st.graph))
-        throw std::logic_error("build_step_plan: an edge runs backwards in the op graph");
+    for (OpVertex v = 0; v < boost::num_vertices(st.graph); ++v)
+      for (auto [e, end] = boost::out_edges(v, st.graph); e != end; ++e)
+        if (boost::target(*e, st.graph) <= v) throw std::logic_error("build_step_plan: an edge runs backwards in the op graph");
   const double replicas = static_cast<double>(w.dp * w.cp * w.tp * plan.micro_batches);
   plan.model_flops = Flops(fwd_bwd_flops * replicas);
   plan.hardware_flops = Flops((fwd_bwd_flops + recompute_flops) * replicas);

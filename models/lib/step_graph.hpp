@@ -5,20 +5,14 @@
 // TP ranks and DP replicas run identical programs, so one core per stage stands for all.
 #pragma once
 #include <array>
-#include <boost/graph/adjacency_list.hpp>
 #include <vector>
 
 #include "model_spec.hpp"
+#include "op_graph.hpp"
 #include "trnsim/op.hpp"
 #include "workload.hpp"
 
 namespace trnsim {
-
-// Edges in a vector (the last vecS; Boost's default is a std::list, one allocation per edge):
-// plans are built by the hundred thousand in a search and edges are never removed.
-using OpGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Op, boost::no_property,
-                                      boost::no_property, boost::vecS>;
-using OpVertex = OpGraph::vertex_descriptor;
 
 struct DpBucket {
   OpVertex op;             // the DP collective
