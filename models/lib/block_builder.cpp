@@ -81,8 +81,50 @@ struct Emitter {
   }
   int64_t h() const { return c.m.hidden; }
   int64_t t() const { return c.w.tp; }
+  // One eager PyTorch kernel of an element-wise chain: `rb` / `wb` HBM bytes read / written per
+  // element (dtype sets the backward's bytes).
+  struct Kernel {
+    const char* name;
+    DType dt;
+    int inputs;
+    double rb, wb;
+    bool transc;
+    double fpe;
+  };
+  void eager_kernels(const std::string& name, int64_t elems, std::initializer_list<Kernel> ks) {
+    for (const Kernel& k : ks) {
+      Op o = ops::vector_op(OpKind::Elementwise, name + "." + k.name, elems, 0, k.inputs, 1, k.transc, k.fpe, k.dt);
+      o.bytes_read = Bytes(k.rb * static_cast<double>(elems));
+      o.bytes_written = Bytes(k.wb * static_cast<double>(elems));
+      compute(std::move(o));
+    }
+  }
+  // Rotary embedding of `elems` Q and K values: x * cos + rotate(x) * sin.
+  void rotary(int64_t elems) {
+    if (!c.w.fused_elementwise) {  // eager (torchtitan's complex form): upcast, complex multiply, cast back
+      const double b = dtype_bytes(c.dt);
+      eager_kernels("rotary", elems, {{"to_fp32", c.dt, 1, b, 4, false, 0},
+                                      {"complex_mul", DType::FP32, 2, 4, 4, false, 3},
+                                      {"to_bf16", DType::FP32, 1, 4, b, false, 0}});
+      return;
+    }
+    elementwise("rotary", elems, 2, 3, false, 3);
+  }
   void norm(const std::string& name, int64_t tokens) {
     const bool ln = c.m.norm == NormKind::LayerNorm;
+    if (!ln && !c.w.fused_elementwise) {
+      // Eager RMSNorm (ATen's composite rms_norm, what nn.RMSNorm runs without torch.compile):
+      // upcast to FP32, pow, mean, x * rsqrt, cast back, x weight; each its own kernel.
+      const DType bf = c.dt, f32 = DType::FP32;
+      const double b = dtype_bytes(bf);
+      eager_kernels(name, tokens * h(), {{"to_fp32", bf, 1, b, 4, false, 0},
+                                         {"pow", f32, 1, 4, 4, false, 1},
+                                         {"mean", f32, 1, 4, 0, false, 1},
+                                         {"mul_rsqrt", f32, 2, 4, 4, false, 1},
+                                         {"to_bf16", f32, 1, 4, b, false, 0},
+                                         {"mul_weight", bf, 2, b, b, false, 1}});
+      return;
+    }
     // RMSNorm: sum of squares, scale (rsqrt is per row); LayerNorm: mean, variance, normalise.
     compute(ops::vector_op(OpKind::Norm, name, tokens * h(), h(), 1, ln ? 3 : 2, false, ln ? 8 : 5, c.dt));
   }
@@ -112,7 +154,7 @@ struct Emitter {
     }
     if (c.m.rotary_fraction > 0) {
       auto rot = static_cast<int64_t>(static_cast<double>(T * (a + g) * d) * c.m.rotary_fraction);
-      elementwise("rotary", rot, 2, 3, false, 3);
+      rotary(rot);
     }
     attention_core(a, g, d, d);
     quantize("proj_in", T * a * d, false);
@@ -138,7 +180,7 @@ struct Emitter {
     linear("kv_down", T, h(), ml.kv_lora_rank + ml.qk_rope_head_dim);
     latent_norm("kv_latent_norm", ml.kv_lora_rank);
     linear("kv_up", T, ml.kv_lora_rank, a * (ml.qk_nope_head_dim + dv));
-    if (ml.qk_rope_head_dim > 0) elementwise("rotary", T * (a + 1) * ml.qk_rope_head_dim, 2, 3, false, 3);
+    if (ml.qk_rope_head_dim > 0) rotary(T * (a + 1) * ml.qk_rope_head_dim);
     attention_core(a, a, qk, dv);
     quantize("proj_in", T * a * dv, false);
     linear("out_proj", T, a * dv, h());
@@ -205,7 +247,7 @@ struct Emitter {
     quantize("experts_in", el * per_expert * h(), false);
     if (gated(c.m.activation)) {
       linear("experts.gate_up", per_expert, h(), 2 * e.expert_ffn, el);
-      elementwise("experts.swiglu", el * per_expert * e.expert_ffn, 2, 1, true, 5);
+      swiglu("experts.swiglu", el * per_expert * e.expert_ffn);
     } else {  // squared ReLU experts (Nemotron 3): one up projection
       linear("experts.up", per_expert, h(), e.expert_ffn, el);
       elementwise("experts.relu2", el * per_expert * e.expert_ffn, 1, 1, false, 2);
@@ -258,6 +300,16 @@ struct Emitter {
     elementwise(residual, Tl * h(), c.m.moe.shared_experts > 0 ? 3 : 2, 1, false, 1);
   }
   void mlp() { mlp_of(c.m.ffn); }
+  // silu(gate) * up: one kernel when fused (silu on the scalar engine, the product on the vector
+  // engine); eager: F.silu, then the product, each reading and writing HBM.
+  void swiglu(const std::string& name, int64_t elems) {
+    if (!c.w.fused_elementwise) {
+      const double b = dtype_bytes(c.dt);
+      eager_kernels(name, elems, {{"silu", c.dt, 1, b, b, true, 4}, {"mul", c.dt, 2, 2 * b, b, false, 1}});
+      return;
+    }
+    elementwise(name, elems, 2, 1, true, 5);
+  }
   void mlp_of(int64_t ffn) {
     const int64_t T = c.tokens(), f = ffn / t();
     if (c.m.activation == Activation::SwiGLU) {
@@ -267,7 +319,7 @@ struct Emitter {
         linear("gate", T, h(), f);
         linear("up", T, h(), f);
       }
-      elementwise("swiglu", T * f, 2, 1, true, 5);  // silu(gate) on scalar, * up on vector
+      swiglu("swiglu", T * f);
     } else if (c.m.activation == Activation::GeLU) {
       linear("up", T, h(), f);
       elementwise("gelu", T * f, 1, 0, true, 8);    // scalar (activation) engine only

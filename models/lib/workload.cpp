@@ -167,6 +167,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     auto f = r.child("fused");
     w.fused_qkv = f.boolean("qkv");
     w.fused_gate_up = f.boolean("gate_up");
+    w.fused_elementwise = f.boolean_or("elementwise", true);
     f.finish();
   }
   w.attention = r.choice_or("attention", "unfused", {"unfused", "flash"}) == "flash" ? Attention::Flash : Attention::Unfused;
@@ -210,7 +211,7 @@ std::string workload_to_json(const Workload& w) {
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
   j["checkpointing"] = to_string(w.checkpointing);
-  j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}};
+  j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}, {"elementwise", w.fused_elementwise}};
   j["attention"] = to_string(w.attention);
   j["price_plan"] = to_string(w.price_plan);
   // Fields the profile supplied, and still at its value, are left to it, so the document loads back

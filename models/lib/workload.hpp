@@ -98,6 +98,10 @@ struct Workload {
   int grad_bytes() const { return fp32_grads ? 4 : 2; }
   Checkpointing checkpointing = Checkpointing::None;
   bool fused_qkv = true, fused_gate_up = true;
+  // Element-wise chains (RMSNorm, rotary, SwiGLU) as one kernel each: hand-fused kernels (TE,
+  // Apex, Megatron) or torch.compile. false: eager PyTorch, one kernel per ATen op with its own
+  // HBM round trip (docs/stacks.md, "Element-wise fusion").
+  bool fused_elementwise = true;
   Attention attention = Attention::Unfused;
   bool overlap_dp = true;      // DP gradient reduction overlapped with backward, bucket by bucket
   // Backward TP collectives may run while weight-gradient GEMMs still execute (Megatron's async

@@ -7,6 +7,7 @@
 #include "model_spec.hpp"
 #include "step_graph.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
 
 using namespace trnsim;
 using test::workload;

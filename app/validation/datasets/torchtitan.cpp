@@ -17,8 +17,9 @@
 //     rest; also the "selective AC" default of its Llama configs) = op_selective; per-layer
 //     selective AC (every k-th block) has no trnsim policy yet: not expressible;
 //   * torchtitan's Llama has separate wq / wk / wv and w1 / w3 linears (not fused).
-// Not modelled, the same for every row: torch.compile's kernel fusion (compiled rows predict as
-// eager), FP8 FSDP all-gathers. Hardware: the Grand Teton H100s (96 GB HBM2e, 500 W) are their
+//   * torch.compile where a row says so: element-wise chains fused (fused.elementwise); eager
+//     otherwise (the profile's default, torchtitan's compile = false).
+// Not modelled, the same for every row: FP8 FSDP all-gathers. Hardware: the Grand Teton H100s (96 GB HBM2e, 500 W) are their
 // own family (h100_500w); H200 hosts are p5en.48xlarge; A100 80GB dgx-a100-80g; the B200 rows
 // ran power-limited at a limit the page does not state (not expressible).
 #include <fmt/format.h>
@@ -109,6 +110,8 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       w.fp8_recipe = recipe;
       w = with_stack(w, stack_profile("torchtitan"));
       w.tp_overlap = tp > 1 && contains(notes, "async TP");
+      // torch.compile fuses the element-wise chains; eager (the config default) does not.
+      w.fused_elementwise = contains(notes, "compile") && !contains(notes, "compile=eager") && !contains(notes, "compile not stated");
       // The per-op policy counts the unfused wq, wk, wv, wo, w1, w3, w2 matmuls in that order.
       w.checkpointing = contains(rec, "full")        ? Checkpointing::Full
                         : contains(rec, "selective") ? Checkpointing::OpSelective

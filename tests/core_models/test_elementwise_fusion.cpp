@@ -1,0 +1,98 @@
+// test_elementwise_fusion.cpp — issue 25 item 1 (which element-wise ops are fused: eager vs
+// torch.compile vs hand-fused kernels). Eager PyTorch runs RMSNorm, rotary and SwiGLU as one
+// kernel per ATen op, each through HBM: the kernels and their bytes against ATen's composite
+// definitions, the profile defaults, and a step that cannot beat the extra bytes at HBM speed.
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+#include "stack_profile.hpp"
+#include "step_executor.hpp"
+#include "trnsim/json_reader.hpp"
+
+using namespace trnsim;
+
+namespace {
+Workload llama8b(bool fused) {
+  Workload w = test::workload("llama3.1-8b", "dgx-h100", 1, 1, 1, 8, 1, 8, 2048);
+  w.attention = Attention::Flash;
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  w.zero = 1;
+  w.fused_qkv = w.fused_gate_up = false;
+  w.fused_elementwise = fused;
+  return w;
+}
+// Forward HBM bytes (read, written) of the ops whose label starts with `prefix`, and their count.
+struct Traffic {
+  double read = 0, written = 0;
+  int ops = 0;
+};
+Traffic forward_traffic(const StepPlan& p, const std::string& prefix) {
+  Traffic t;
+  for (auto v : p.stages.front().forward) {
+    const Op& o = p.stages.front().graph[v];
+    if (o.label.rfind(prefix, 0) != 0) continue;
+    t.read += o.bytes_read.base(), t.written += o.bytes_written.base(), ++t.ops;
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("eager RMSNorm, rotary and SwiGLU are ATen's kernels with their HBM bytes", "[fusion]") {
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  const auto fused = build_step_plan(m, llama8b(true)), eager = build_step_plan(m, llama8b(false));
+  const double T = 2048, h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn);
+  const double qk = T * static_cast<double>((m.heads + m.kv_heads) * m.head_dim());
+
+  // rms_norm: x.to(fp32) 2 -> 4; pow 4 -> 4; mean 4 -> row; x * rsqrt 4 -> 4; type_as 4 -> 2; x weight 2 -> 2.
+  const Traffic nf = forward_traffic(fused, "L0.norm1"), ne = forward_traffic(eager, "L0.norm1");
+  CHECK(nf.ops == 1);
+  CHECK(nf.read + nf.written == Approx(4 * T * h));
+  CHECK(ne.ops == 6);
+  CHECK(ne.read == Approx(20 * T * h));
+  CHECK(ne.written == Approx(16 * T * h));
+  // Rotary (complex form): float() 2 -> 4, complex multiply 4 -> 4, type_as 4 -> 2; fused: 4 -> 2.
+  const Traffic rf = forward_traffic(fused, "L0.rotary"), re = forward_traffic(eager, "L0.rotary");
+  CHECK(rf.ops == 1);
+  CHECK(rf.read + rf.written == Approx(6 * qk));
+  CHECK(re.ops == 3);
+  CHECK(re.read + re.written == Approx(20 * qk));
+  // SwiGLU: F.silu 2 -> 2, then the product 4 -> 2; fused: 4 -> 2.
+  const Traffic sf = forward_traffic(fused, "L0.swiglu"), se = forward_traffic(eager, "L0.swiglu");
+  CHECK(sf.ops == 1);
+  CHECK(sf.read + sf.written == Approx(6 * T * f));
+  CHECK(se.ops == 2);
+  CHECK(se.read + se.written == Approx(10 * T * f));
+  // The GEMMs and everything else are the same ops.
+  auto gemm_flops = [](const Op& o) { return o.kind == OpKind::Gemm ? o.flops.base() : 0.0; };
+  CHECK(test::sum_ops(eager, gemm_flops) == Approx(test::sum_ops(fused, gemm_flops)));
+}
+
+TEST_CASE("an eager step pays its extra bytes at no more than HBM speed", "[fusion][tlm]") {
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  const Scenario fs = make_scenario(llama8b(true), m), es = make_scenario(llama8b(false), m);
+  const double tf = execute_step(fs).step_time_s, te = execute_step(es).step_time_s;
+  auto bytes = [](const Op& o) { return o.is_collective() ? 0.0 : o.bytes_read.base() + o.bytes_written.base(); };
+  const double extra = (test::sum_ops(es.plan, bytes) - test::sum_ops(fs.plan, bytes)) *
+                       static_cast<double>(es.workload.grad_accum());
+  REQUIRE(extra > 0);
+  const double hbm = fs.hw.hbm.bandwidth_per_chip.base() / fs.hw.cores_per_chip;
+  CHECK(te - tf >= extra / hbm * 0.99);  // memory-bound ops cannot move bytes faster than HBM
+  CHECK(te - tf < 0.5 * tf);             // and they are element-wise ops, not the step
+}
+
+TEST_CASE("stack profiles: torchtitan is eager unless the run compiles, Megatron fuses", "[fusion][stack]") {
+  auto j = nlohmann::json::parse(R"({
+    "name": "t", "model": "llama3.1-8b", "hw": "dgx-h100", "nodes": 1, "stack": "torchtitan",
+    "parallel": {"tp": 1, "pp": 1, "dp": 8},
+    "batch": {"micro_batch": 1, "global_batch": 8, "seq_len": 8192},
+    "precision": "mixed-bf16", "checkpointing": "full"})");
+  CHECK_FALSE(workload_from_json(j, "w.json", stack_lookup()).fused_elementwise);
+  j["fused"] = {{"elementwise", true}};  // torch.compile
+  CHECK(workload_from_json(j, "w.json", stack_lookup()).fused_elementwise);
+  j.erase("fused");
+  j["stack"] = "megatron-core";
+  CHECK(workload_from_json(j, "w.json", stack_lookup()).fused_elementwise);
+  j["fused"] = {{"elementwise", "no"}};
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("elementwise"));
+}
