@@ -1,6 +1,7 @@
 // bench_sim.cpp — what the simulator's users wait for: one GEMM lowered and simulated,
 // one transformer layer fwd+bwd on one core, the full R3 run (cold and warm op cache),
-// ring and hierarchical all-reduce over 512 ranks, and sweep throughput in-process.
+// ring and hierarchical all-reduce over 512 ranks, sweep throughput in-process, and building one
+// DeepSeek-V3 step plan (the search's unit of work: 204 k of them in issue 24's space).
 #include <benchmark/benchmark.h>
 
 #include "collective.hpp"
@@ -114,5 +115,25 @@ void BM_DpScaling(benchmark::State& st) {  // time per step vs DP degree (nodes)
   }
 }
 BENCHMARK(BM_DpScaling)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond);
+
+void BM_BuildStepPlanDeepSeekV3(benchmark::State& st) {  // 61 MoE / MLA layers, TP 1 PP 1 EP 8
+  const ModelSpec m = load_model_spec(model_path("deepseek-v3"));
+  Workload w;
+  w.name = "bench";
+  w.file = "bench";
+  w.model = "deepseek-v3";
+  w.hw = "dgx-h100";
+  w.nodes = 32;
+  w.dp = 256;
+  w.ep = 8;
+  w.micro_batch = 1;
+  w.global_batch = 15360;
+  w.seq_len = 4096;
+  w.attention = Attention::Flash;
+  w.zero = 1;
+  w.checkpointing = st.range(0) ? Checkpointing::Full : Checkpointing::None;
+  for (auto _ : st) benchmark::DoNotOptimize(build_step_plan(m, w).stages.size());
+}
+BENCHMARK(BM_BuildStepPlanDeepSeekV3)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
