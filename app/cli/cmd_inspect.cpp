@@ -2,14 +2,10 @@
 // hardware / models / workloads / stack profiles, and draw a step's operator graph.
 #include <fmt/format.h>
 
-#if defined(__GNUC__) && !defined(__clang__)  // see step_graph.hpp: a directed graph's edge iterator
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "op_graph.hpp"  // before graphviz: the warning guard below
+TRNSIM_BOOST_GRAPH_HEADERS_BEGIN
 #include <boost/graph/graphviz.hpp>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+TRNSIM_BOOST_GRAPH_HEADERS_END
 #include <filesystem>
 #include <sstream>
 #include <iostream>

@@ -5,17 +5,21 @@
 // keeps an in-edge list per op and a global edge list) and vertices live in a vector.
 #pragma once
 #include <boost/container/small_vector.hpp>
-// GCC 12 flags the boost::optional inside a directed graph's edge iterator (copies, graphviz) as
-// maybe-uninitialised at -O2+, a known false positive; silenced for these headers only.
+// GCC 12 flags the boost::optional inside a directed graph's edge iterator (edges(), copies,
+// graphviz) as maybe-uninitialised at -O2+, a known false positive. Headers that instantiate it
+// are included between these two (here, and graphviz where a graph is drawn).
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define TRNSIM_BOOST_GRAPH_HEADERS_BEGIN \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#define TRNSIM_BOOST_GRAPH_HEADERS_END _Pragma("GCC diagnostic pop")
+#else
+#define TRNSIM_BOOST_GRAPH_HEADERS_BEGIN
+#define TRNSIM_BOOST_GRAPH_HEADERS_END
 #endif
+TRNSIM_BOOST_GRAPH_HEADERS_BEGIN
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/pending/container_traits.hpp>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+TRNSIM_BOOST_GRAPH_HEADERS_END
 
 #include "trnsim/op.hpp"
 

@@ -19,9 +19,10 @@
 //   * torchtitan's Llama has separate wq / wk / wv and w1 / w3 linears (not fused).
 //   * torch.compile where a row says so: element-wise chains fused (fused.elementwise); eager
 //     otherwise (the profile's default, torchtitan's compile = false).
-// Not modelled, the same for every row: FP8 FSDP all-gathers. Hardware: the Grand Teton H100s (96 GB HBM2e, 500 W) are their
-// own family (h100_500w); H200 hosts are p5en.48xlarge; A100 80GB dgx-a100-80g; the B200 rows
-// ran power-limited at a limit the page does not state (not expressible).
+// Not modelled, the same for every row: FP8 FSDP all-gathers. Hardware: the Grand Teton H100s
+// (96 GB HBM2e, 500 W) are their own family (h100_500w); H200 hosts are p5en.48xlarge; A100 80GB
+// dgx-a100-80g; the B200 rows ran power-limited at a limit the page does not state (not
+// expressible).
 #include <fmt/format.h>
 
 #include <cctype>
