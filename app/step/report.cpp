@@ -53,6 +53,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"price_plan", to_string(w.price_plan)},
                    {"model_parameters", s.model.total_parameters()}};
   if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
+  if (w.checkpoint_every > 1) j["workload"]["checkpoint_every"] = w.checkpoint_every;
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["workload"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["workload"]["loss_parallel"] = false;
   // The stack profile and the fields it supplied (the rest are the workload's own).
@@ -144,7 +145,10 @@ std::string render_text(const nlohmann::json& j) {
                    w["seq_len"].get<int64_t>());
   o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {} | attention {} | virtual stages {} | "
                    "execution {}\n",
-                   w["precision"].get<std::string>(), w["checkpointing"].get<std::string>(), w["fused_qkv"].get<bool>(),
+                   w["precision"].get<std::string>(),
+                   w["checkpointing"].get<std::string>() +
+                       (w.contains("checkpoint_every") ? fmt::format(" (every {} layers)", w["checkpoint_every"].get<int64_t>()) : ""),
+                   w["fused_qkv"].get<bool>(),
                    w["fused_gate_up"].get<bool>(), w["attention"].get<std::string>(), w["virtual_stages"].get<int64_t>(),
                    w["execution"].get<std::string>());
   if (w.contains("stack")) {

@@ -166,7 +166,9 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
     j["layout"] = fmt::format("TP{} PP{} DP{} VP{} mb{} gb{} seq{} {} {}{}", c.workload.tp, c.workload.pp,
                               c.workload.dp, c.workload.virtual_stages, c.workload.micro_batch,
                               c.workload.global_batch, c.workload.seq_len, to_string(c.workload.precision),
-                              to_string(c.workload.checkpointing), c.workload.sequence_parallel ? " SP" : "");
+                              to_string(c.workload.checkpointing) +
+                                  (c.workload.checkpoint_every > 1 ? fmt::format("-every-{}", c.workload.checkpoint_every) : ""),
+                              c.workload.sequence_parallel ? " SP" : "");
   double pred = 0;
   std::string status;
   if (predict_case(c, params, pred, status)) {

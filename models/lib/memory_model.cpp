@@ -221,13 +221,31 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       b.low_precision_weights = Bytes(lp * dtype_bytes(lin) * 2);
     }
     b.in_flight = in_flight_chunks(w, rank, mbs);
-    b.activation_per_layer = layer_activation_bytes(m, w);
-    b.activations = b.activation_per_layer * static_cast<double>(chunk_layers * b.in_flight);
-    if (m.hybrid()) {  // layers of different kinds: the chunk's own sum
+    // Under full or per-op recompute the layer being recomputed holds its activations again (per-op:
+    // the ones it did not keep): the largest such extra over the chunk's checkpointed layers.
+    Bytes again;
+    const bool again_policy = w.checkpointing == Checkpointing::Full || w.checkpointing == Checkpointing::OpSelective;
+    if (m.hybrid() || w.checkpoint_every > 1) {  // layers that differ (kind or policy): the chunk's own sum
+      Workload none = w;
+      none.checkpointing = Checkpointing::None;
       Bytes chunk;
-      for (int64_t l = in.chunk_first_layer; l < in.chunk_first_layer + chunk_layers; ++l) chunk += layer_activation_bytes(m, w, l);
+      for (int64_t l = in.chunk_first_layer; l < in.chunk_first_layer + chunk_layers; ++l) {
+        const bool checkpointed = w.checkpointing_of(l) != Checkpointing::None;
+        const Bytes kept = layer_activation_bytes(m, checkpointed ? w : none, l);
+        chunk += kept;
+        if (checkpointed && again_policy)
+          again = std::max(again, layer_activation_bytes(m, none, l) - (w.checkpointing == Checkpointing::Full ? Bytes(0) : kept));
+      }
       b.activation_per_layer = chunk / static_cast<double>(std::max<int64_t>(1, chunk_layers));
       b.activations = chunk * static_cast<double>(b.in_flight);
+    } else {
+      b.activation_per_layer = layer_activation_bytes(m, w);
+      b.activations = b.activation_per_layer * static_cast<double>(chunk_layers * b.in_flight);
+      if (again_policy) {
+        Workload none = w;
+        none.checkpointing = Checkpointing::None;
+        again = layer_activation_bytes(m, none) - (w.checkpointing == Checkpointing::Full ? Bytes(0) : b.activation_per_layer);
+      }
     }
     // FP32 logits kept for the loss: one micro-batch's under 1F1B (its backward follows at once), all under GPipe.
     if (last)
@@ -242,21 +260,8 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
                            Bytes(4.0 * sb * static_cast<double>((m.vocab + w.tp - 1) / w.tp));
       b.activations += module * static_cast<double>(m.mtp_layers * (w.schedule == Schedule::GPipe ? b.in_flight : 1));
     }
-    // Largest temporary (see rank_memory_inputs), and under full recompute one layer's full activations.
-    Bytes tmp = in.largest_output;
-    if (w.checkpointing == Checkpointing::Full || w.checkpointing == Checkpointing::OpSelective) {
-      // The layer being recomputed holds its activations again (per-op: the ones it did not keep).
-      Workload nw = w;
-      nw.checkpointing = Checkpointing::None;
-      Bytes again = layer_activation_bytes(m, nw) - (w.checkpointing == Checkpointing::Full ? Bytes(0) : layer_activation_bytes(m, w));
-      if (m.hybrid()) {  // the heaviest layer of the chunk
-        again = Bytes(0);
-        for (int64_t l = in.chunk_first_layer; l < in.chunk_first_layer + chunk_layers; ++l)
-          again = std::max(again, layer_activation_bytes(m, nw, l));
-      }
-      tmp += again;
-    }
-    b.temporary = tmp;
+    // Largest temporary (see rank_memory_inputs), and the recomputed layer's activations (above).
+    b.temporary = in.largest_output + again;
     out.push_back(b);
   }
   return out;

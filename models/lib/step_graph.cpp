@@ -373,11 +373,12 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       const size_t from_end = static_cast<size_t>(std::distance(pieces.rbegin(), it));
       if (regather && from_end + ahead < n_pieces)
         st.backward.push_back(gather(pieces[n_pieces - 1 - from_end - ahead], Phase::Backward));
-      if (it->is_block && w.checkpointing != Checkpointing::None) {
+      const Checkpointing policy = it->is_block ? w.checkpointing_of(it->fwd.front().op.layer) : Checkpointing::None;
+      if (policy != Checkpointing::None) {
         int matmuls = 0;  // per-op selective: the block's linear GEMMs in order
         for (auto& f : it->fwd) {
-          bool redo = w.checkpointing == Checkpointing::Full || f.attention_core;
-          if (w.checkpointing == Checkpointing::OpSelective) redo = op_selective_recomputes(f, matmuls);
+          bool redo = policy == Checkpointing::Full || f.attention_core;
+          if (policy == Checkpointing::OpSelective) redo = op_selective_recomputes(f, matmuls);
           if (!redo) continue;
           if (f.op.is_collective() && f.role == Role::TpEnter && !sp) continue;
           Op o = f.op;

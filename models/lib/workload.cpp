@@ -163,6 +163,10 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
                     : ck == "selective" ? Checkpointing::Selective
                     : ck == "full"      ? Checkpointing::Full
                                         : Checkpointing::OpSelective;
+  w.checkpoint_every = r.integer_or("checkpoint_every", 1, 1, 1 << 16);
+  if (w.checkpoint_every > 1 && w.checkpointing == Checkpointing::None)
+    r.fail("checkpoint_every", "applies the checkpointing policy to every k-th layer, and checkpointing is \"none\"; "
+                               "remove checkpoint_every or set checkpointing");
   {
     auto f = r.child("fused");
     w.fused_qkv = f.boolean("qkv");
@@ -211,6 +215,7 @@ std::string workload_to_json(const Workload& w) {
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
   j["checkpointing"] = to_string(w.checkpointing);
+  if (w.checkpoint_every > 1) j["checkpoint_every"] = w.checkpoint_every;
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}, {"elementwise", w.fused_elementwise}};
   j["attention"] = to_string(w.attention);
   j["price_plan"] = to_string(w.price_plan);

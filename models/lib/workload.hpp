@@ -97,6 +97,12 @@ struct Workload {
   bool fp32_grads = false;
   int grad_bytes() const { return fp32_grads ? 4 : 2; }
   Checkpointing checkpointing = Checkpointing::None;
+  // The policy applies to every k-th layer (global index % k == 0); the others keep all their
+  // activations (torchtitan's selective layer AC, `selective_ac_option = "k"`). 1: every layer.
+  int64_t checkpoint_every = 1;
+  Checkpointing checkpointing_of(int64_t layer) const {
+    return layer % checkpoint_every == 0 ? checkpointing : Checkpointing::None;
+  }
   bool fused_qkv = true, fused_gate_up = true;
   // Element-wise chains (RMSNorm, rotary, SwiGLU) as one kernel each: hand-fused kernels (TE,
   // Apex, Megatron) or torch.compile. false: eager PyTorch, one kernel per ATen op with its own
