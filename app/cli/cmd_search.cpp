@@ -29,7 +29,7 @@ Args search_args() {
       .option("seq", "4096", "sequence length (tokens)")
       .option("global-batch", "1024", "global batch (sequences)")
       .option("axes", "", "limit axes, e.g. \"tp=1,2,4;zero=1;attention=flash;recompute=none,selective\" (axes: "
-                          "tp pp vs mb recompute zero sp tp_overlap dp_overlap fused attention precision=bf16,fp8,mxfp8,nvfp4 ep cp)")
+                          "tp pp vs mb recompute zero sp tp_overlap dp_overlap fused attention precision=bf16,fp8,mxfp8,nvfp4 ep etp cp; etp and cp only when listed)")
       .option("stack", "", "training-stack profile (stacks/<name>.json, e.g. torchtitan, megatron-core, nxd): the axes it "
                            "sets (attention, fused, sp, tp_overlap, dp_overlap, zero) take its values unless --axes names "
                            "them, and its other fields apply to every layout")

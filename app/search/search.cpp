@@ -32,9 +32,9 @@ double cpu_seconds() {
 }
 
 // tp_overlap is an executor setting, not part of the plan: one shape serves both.
-using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, int, int, int>;
+using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, int, int, int, int>;
 ShapeKey shape_key(const Layout& l) {
-  return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash, l.prec, l.ep, l.cp};
+  return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash, l.prec, l.ep, l.cp, l.etp};
 }
 
 struct Candidate {
@@ -162,6 +162,7 @@ nlohmann::json run_search(const SearchOptions& o) {
     row["attention"] = l.flash ? "flash" : "unfused";
     row["precision"] = to_string(precision_of_layout(l, hws[l.hw]));
     row["ep"] = l.ep;
+    row["etp"] = l.etp;
     row["cp"] = l.cp;
     row["bound_s"] = c.bound_s;
     row["breakdown_s"] = report["step"]["breakdown_s"];

@@ -38,7 +38,7 @@ bool allowed(const AxisLimits& axes, const std::string& axis, int64_t value) {
 const std::vector<std::string>& axis_names() {
   static const std::vector<std::string> names = {"tp", "pp", "vs", "mb", "recompute", "zero", "sp",
                                                  "tp_overlap", "dp_overlap", "fused", "attention", "precision",
-                                                 "ep", "cp"};
+                                                 "ep", "etp", "cp"};
   return names;
 }
 
@@ -141,6 +141,12 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
           if (m.moe.active() && cp == 1) eps = divisors(m.moe.experts);
           for (int64_t ep : eps) {
           if (!allowed(ax, "ep", ep) || (tp * dp) % ep) continue;
+          // Expert TP only when asked for (--axes etp=...): divisors of the expert FFN whose expert
+          // grid (etp x ep) fits the TP x DP ranks.
+          std::vector<int64_t> etps = {1};
+          if (ax.count("etp") && m.moe.active()) etps = divisors(m.moe.expert_ffn);
+          for (int64_t etp : etps) {
+          if (!allowed(ax, "etp", etp) || etp > 1024 || (tp * dp) % (ep * etp)) continue;
           for (int64_t vs : divisors(m.layers / pp)) {
             if (!allowed(ax, "vs", vs) || (vs > 1 && pp < 2)) continue;
             for (int64_t mb : divisors(spec.global_batch / dp)) {
@@ -180,6 +186,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
                             l.fused = fused;
                             l.flash = flash;
                             l.ep = static_cast<int32_t>(ep);
+                            l.etp = static_cast<int16_t>(etp);
                             l.cp = static_cast<int32_t>(cp);
                             for (uint8_t pr : precs) {
                               l.prec = pr;
@@ -196,6 +203,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
           }
           }
           }
+          }
         }
       }
     }
@@ -208,9 +216,10 @@ Precision precision_of_layout(const Layout& l, const HwSpec& hw) { return precis
 std::string layout_name(const Layout& l, const SpaceSpec& spec) {
   static const char* ck[] = {"none", "selective", "full", "op_selective"};
   static const char* pr[] = {"", "-fp8", "-mxfp8", "-nvfp4"};
-  return fmt::format("{}-{}-{}n-tp{}{}{}-pp{}-v{}-dp{}{}{}-mb{}-{}-z{}{}-{}-{}{}", spec.model, spec.hws[l.hw], l.nodes, l.tp,
+  return fmt::format("{}-{}-{}n-tp{}{}{}-pp{}-v{}-dp{}{}{}{}-mb{}-{}-z{}{}-{}-{}{}", spec.model, spec.hws[l.hw], l.nodes, l.tp,
                      l.sp ? "sp" : "", l.tp_overlap ? "o" : "", l.pp, l.vs, l.dp,
-                     l.cp > 1 ? fmt::format("-cp{}", l.cp) : "", l.ep > 1 ? fmt::format("-ep{}", l.ep) : "", l.mb,
+                     l.cp > 1 ? fmt::format("-cp{}", l.cp) : "", l.ep > 1 ? fmt::format("-ep{}", l.ep) : "",
+                     l.etp > 1 ? fmt::format("-etp{}", l.etp) : "", l.mb,
                      ck[l.ckpt], l.zero, l.overlap_dp ? "" : "-nodpo", l.fused ? "fused" : "unfused",
                      l.flash ? "flash" : "attn", pr[l.prec]);
 }
@@ -224,6 +233,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.pp = l.pp;
   w.dp = l.dp;
   w.ep = l.ep;
+  w.etp = l.etp;
   w.cp = l.cp;
   w.virtual_stages = l.vs;
   w.sequence_parallel = l.sp;

@@ -32,6 +32,7 @@ struct Layout {
   uint16_t hw = 0;                 // index into the search's hardware list
   int32_t nodes = 1, tp = 1, pp = 1, vs = 1, dp = 1, mb = 1;
   int32_t ep = 1, cp = 1;          // expert and context parallelism
+  int16_t etp = 1;                 // expert tensor parallelism
   uint8_t ckpt = 0, zero = 0;      // Checkpointing enum value, ZeRO stage
   uint8_t prec = 0;                // 0 bf16 (bf16-sr where the hardware rounds stochastically), 1 fp8, 2 mxfp8, 3 nvfp4
   bool sp = false, tp_overlap = false, overlap_dp = true, fused = true, flash = false;

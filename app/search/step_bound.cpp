@@ -53,9 +53,12 @@ std::pair<double, double> list_work(const StageProgram& st, const std::vector<Op
   for (OpVertex v : list) {
     const Op& op = st.graph[v];
     if (op.is_collective()) {
-      // TP and EP collectives run on the chain (executor run_ops); EP groups are runs of
-      // consecutive ranks like TP's, so both are timed on layout_group(hw, 1, size).
-      if ((op.group == Group::TP || op.group == Group::EP) && op.overlap_ops == 0) comm += times.collective_s(op);
+      // TP, EP and ETP collectives run on the chain (executor run_ops). All are timed on
+      // layout_group(hw, 1, size), runs of consecutive ranks: TP's and ETP's groups are, and an EP
+      // group (ranks etp apart) spans at least as many nodes as a consecutive one, so it takes no
+      // less time than that bound.
+      if ((op.group == Group::TP || op.group == Group::EP || op.group == Group::ETP) && op.overlap_ops == 0)
+        comm += times.collective_s(op);
       continue;
     }
     const double d = times.op_s(op);

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <utility>
+
 namespace trnsim {
 namespace {
 // tokens per dollar for the text and Markdown tables; "n/a" for a free (price 0) plan.
@@ -85,6 +87,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   if (!s.hw.lnc_allowed.empty()) j["workload"]["lnc"] = s.hw.lnc;
   j["workload"]["execution"] = to_string(s.hw.host.execution);
   if (w.ep > 1) j["workload"]["ep"] = w.ep;
+  if (w.etp > 1) j["workload"]["etp"] = w.etp;
   j["throughput"] = {{"sequences_per_s", static_cast<double>(w.global_batch) / step},
                      {"tokens_per_s", tokens / step},
                      {"tokens_per_s_per_core", tokens / step / devices},
@@ -138,8 +141,11 @@ std::string render_text(const nlohmann::json& j) {
                    w["model"].get<std::string>(), w["nodes"].get<int64_t>(), w["hw"].get<std::string>(),
                    w["devices"].get<int64_t>(),
                    w.contains("lnc") ? fmt::format(" of LNC {}", w["lnc"].get<int>()) : std::string());
-  o += fmt::format("  plan: TP {} PP {} DP {} SP {} ZeRO-{} {} | micro-batch {} x grad-accum {} = global {} seqs of {} tokens\n",
-                   w["tp"].get<int64_t>(), w["pp"].get<int64_t>(), w["dp"].get<int64_t>(),
+  std::string expert;  // the MoE and CP degrees where used
+  for (const auto& [key, name] : {std::pair<const char*, const char*>{"cp", "CP"}, {"ep", "EP"}, {"etp", "ETP"}})
+    if (w.contains(key)) expert += fmt::format(" {} {}", name, w[key].get<int64_t>());
+  o += fmt::format("  plan: TP {} PP {} DP {}{} SP {} ZeRO-{} {} | micro-batch {} x grad-accum {} = global {} seqs of {} tokens\n",
+                   w["tp"].get<int64_t>(), w["pp"].get<int64_t>(), w["dp"].get<int64_t>(), expert,
                    w["sequence_parallel"].get<bool>() ? "on" : "off", w["zero"].get<int>(), w["schedule"].get<std::string>(),
                    w["micro_batch"].get<int64_t>(), w["grad_accum"].get<int64_t>(), w["global_batch"].get<int64_t>(),
                    w["seq_len"].get<int64_t>());

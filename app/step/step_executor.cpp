@@ -44,10 +44,11 @@ class Executor {
     const GroupLayout cp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.cp));
     const GroupLayout dp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.dp_cp()));
     const GroupLayout pp = layout_group(s.hw, static_cast<int>(w.tp * w.dp_cp()), static_cast<int>(w.pp));
-    // Expert parallelism over the TP x DP ranks (TP fastest): EP groups are runs of ep consecutive
-    // ranks, the expert-data-parallel groups the ranks ep apart.
-    const GroupLayout ep = layout_group(s.hw, 1, static_cast<int>(w.ep));
-    const GroupLayout edp = layout_group(s.hw, static_cast<int>(w.ep), static_cast<int>(w.edp()));
+    // The expert grid over the TP x DP ranks (Megatron-Core): ETP fastest (runs of etp consecutive
+    // ranks), then EP (ranks etp apart), then expert data parallel (ranks etp x ep apart).
+    const GroupLayout etp = layout_group(s.hw, 1, static_cast<int>(w.etp));
+    const GroupLayout ep = layout_group(s.hw, static_cast<int>(w.etp), static_cast<int>(w.ep));
+    const GroupLayout edp = layout_group(s.hw, static_cast<int>(w.ep * w.etp), static_cast<int>(w.edp()));
     // Each pipeline stage books its own link domain. When stages share a node their groups may
     // share physical links, but layout_group's multiplicity already counts every group of that
     // kind in the node (all stages') as sending at once; queueing the stages behind each other
@@ -56,7 +57,7 @@ class Executor {
     for (int64_t r = 0; r < w.pp; ++r) {
       const int d = static_cast<int>(r);
       layouts_.push_back({tp.in_domain(d), dp.in_domain(d), pp.in_domain(d), ep.in_domain(d), edp.in_domain(d),
-                          cp.in_domain(d)});
+                          cp.in_domain(d), etp.in_domain(d)});
     }
   }
 
@@ -113,6 +114,7 @@ class Executor {
       case Group::EP: return l.ep;
       case Group::EDP: return l.edp;
       case Group::CP: return l.cp;
+      case Group::ETP: return l.etp;
       default: return l.pp;
     }
   }
@@ -198,7 +200,7 @@ class Executor {
         const bool overlap = s_.workload.tp_overlap && op.phase == Phase::Backward;
         wait_until(overlap ? chain : all_idle());
         const double t = now();
-        const bool ep_op = op.group == Group::EP;
+        const bool ep_op = op.group == Group::EP || op.group == Group::ETP;  // expert communication
         collective(r, op, track(r, ep_op ? "ep" : "tp"));
         (ep_op ? times.ep_comm_s : times.tp_comm_s) += now() - t;
         chain = now();
@@ -380,7 +382,7 @@ class Executor {
   int64_t m_;
   std::unique_ptr<CollectiveAlgorithm> algo_;
   struct StageLayouts {
-    GroupLayout tp, dp, pp, ep, edp, cp;
+    GroupLayout tp, dp, pp, ep, edp, cp, etp;
   };
   std::vector<StageLayouts> layouts_;  // per rank
   std::vector<ProgramState> prog_;

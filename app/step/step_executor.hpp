@@ -22,7 +22,7 @@ namespace trnsim {
 struct StageTimes {
   double finish_s = 0;
   double compute_s = 0, recompute_s = 0, tp_comm_s = 0, pp_comm_s = 0, bubble_s = 0, dp_exposed_s = 0, optimizer_s = 0;
-  double ep_comm_s = 0;  // MoE all-to-all on the chain (exposed)
+  double ep_comm_s = 0;  // MoE all-to-all and expert-TP collectives on the chain (exposed)
   double cp_comm_s = 0;  // ring-attention K/V exchange not hidden behind the attention (exposed)
   double host_wait_s = 0;               // device idle, waiting for the host to trace a graph (lazy tensors)
   double dp_comm_s = 0;                 // DP collective time, hidden or not

@@ -42,6 +42,7 @@ const char* to_string(Group g) {
     case Group::EP: return "ep";
     case Group::EDP: return "edp";
     case Group::CP: return "cp";
+    case Group::ETP: return "etp";
   }
   return "?";
 }

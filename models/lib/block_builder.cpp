@@ -230,13 +230,16 @@ struct Emitter {
   // top-k, permutation, all-to-all dispatch over the EP group, the grouped GEMMs of the rank's
   // experts (tokens per expert = local tokens x top_k / local experts x the declared imbalance,
   // so small shares pay the GEMM's tile and wave quantisation), all-to-all combine, and the
-  // weighted un-permutation. Expert TP 1: experts are whole on their rank.
+  // weighted un-permutation. Expert TP (etp > 1): each expert's FFN is split over the ETP group,
+  // whose ranks all-gather the tokens they were dispatched (so each runs the group's tokens on its
+  // slice of the FFN) and reduce-scatter the partial outputs before the combine (Megatron-Core's
+  // all-to-all dispatcher with expert_tensor_parallel_size > 1).
   void moe() {
     const MoeSpec& e = c.m.moe;
-    const int64_t Tl = c.local_tokens(), ep = c.w.ep, el = e.experts / ep;
-    const int64_t routed = Tl * e.top_k;
+    const int64_t Tl = c.local_tokens(), ep = c.w.ep, el = e.experts / ep, etp = c.w.etp;
+    const int64_t routed = Tl * e.top_k, gathered = routed * etp, ffn = e.expert_ffn / etp;
     const auto per_expert = static_cast<int64_t>(
-        std::ceil(static_cast<double>(routed) * c.w.moe_load_imbalance / static_cast<double>(el)));
+        std::ceil(static_cast<double>(gathered) * c.w.moe_load_imbalance / static_cast<double>(el)));
     gemm("router", Tl, h(), e.experts);
     compute(ops::vector_op(OpKind::Softmax, "router.topk", Tl * e.experts, e.experts, 1, 3, true, 5, c.dt));
     elementwise("moe.permute", routed * h(), 1, 1, false, 0);
@@ -244,16 +247,25 @@ struct Emitter {
     if (ep > 1)
       out.push_back({ops::collective(OpKind::AllToAll, prefix + "moe.dispatch", Group::EP, static_cast<int>(ep), buffer),
                      Role::AllToAll});
+    const Bytes group_buffer(static_cast<double>(gathered * h()) * dtype_bytes(c.dt));
+    if (etp > 1)
+      out.push_back({ops::collective(OpKind::AllGather, prefix + "moe.etp_gather", Group::ETP, static_cast<int>(etp),
+                                     group_buffer),
+                     Role::TpGather});
     quantize("experts_in", el * per_expert * h(), false);
     if (gated(c.m.activation)) {
-      linear("experts.gate_up", per_expert, h(), 2 * e.expert_ffn, el);
-      swiglu("experts.swiglu", el * per_expert * e.expert_ffn);
+      linear("experts.gate_up", per_expert, h(), 2 * ffn, el);
+      swiglu("experts.swiglu", el * per_expert * ffn);
     } else {  // squared ReLU experts (Nemotron 3): one up projection
-      linear("experts.up", per_expert, h(), e.expert_ffn, el);
-      elementwise("experts.relu2", el * per_expert * e.expert_ffn, 1, 1, false, 2);
+      linear("experts.up", per_expert, h(), ffn, el);
+      elementwise("experts.relu2", el * per_expert * ffn, 1, 1, false, 2);
     }
-    quantize("experts_down_in", el * per_expert * e.expert_ffn, false);
-    linear("experts.down", per_expert, e.expert_ffn, h(), el);
+    quantize("experts_down_in", el * per_expert * ffn, false);
+    linear("experts.down", per_expert, ffn, h(), el);
+    if (etp > 1)
+      out.push_back({ops::collective(OpKind::ReduceScatter, prefix + "moe.etp_scatter", Group::ETP, static_cast<int>(etp),
+                                     group_buffer),
+                     Role::Scatter});
     if (ep > 1)
       out.push_back({ops::collective(OpKind::AllToAll, prefix + "moe.combine", Group::EP, static_cast<int>(ep), buffer),
                      Role::AllToAll});

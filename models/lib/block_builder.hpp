@@ -16,6 +16,7 @@ enum class Role {
   TpEnter,  // f: fwd identity (SP: all-gather); bwd all-reduce (SP: reduce-scatter + input re-gather)
   TpExit,   // g: fwd all-reduce (SP: reduce-scatter); bwd identity (SP: all-gather)
   TpGather, // token-split work rejoins: fwd all-gather, bwd reduce-scatter (SP or not)
+  Scatter,  // its mirror: fwd reduce-scatter, bwd all-gather (expert TP leaving the experts)
   AllToAll, // MoE token dispatch / combine over the EP group: the backward sends the gradients back the same way
 };
 

@@ -12,10 +12,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
 namespace trnsim {
+namespace {
+// A MoE layer's saved tensors inside its expert block, before TP / SP division: per routed token
+// copy its hidden input (BF16; with expert TP the ETP group's gathered copies, etp of them per own
+// copy), and per routed token the expert's up output and activation (on this rank's 1/etp slice
+// of the FFN, so the same bytes per own token whatever etp), plus the shared experts' MLP.
+double moe_inside_bytes(const ModelSpec& m, const Workload& w, double sb, double lq) {
+  const double f = static_cast<double>(m.moe.expert_ffn), k = static_cast<double>(m.moe.top_k);
+  const double mid = (gated(m.activation) ? 4 : 2) * f + 2 * f * lq;
+  return sb * k * (2 * static_cast<double>(m.hidden) * static_cast<double>(w.etp) + mid) +
+         static_cast<double>(m.moe.shared_experts) * sb * mid;
+}
+}  // namespace
 
 Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
   // Context parallelism keeps 1/cp of each sequence's activations on a rank.
@@ -86,7 +99,18 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
 }
 
 Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w, int64_t layer) {
-  if (!m.hybrid()) return layer_activation_bytes(m, w);
+  if (!m.hybrid()) {
+    const Bytes dense = layer_activation_bytes(m, w);
+    // A MoE layer of a uniform model keeps the attention block's tensors and the expert block's
+    // in place of the dense MLP's (full and per-op recompute keep what the dense formula says).
+    if (!m.is_moe_layer(layer) || w.checkpointing == Checkpointing::Full || w.checkpointing == Checkpointing::OpSelective)
+      return dense;
+    const double sb = static_cast<double>(w.seq_len / w.cp * w.micro_batch), f = static_cast<double>(m.ffn);
+    const double lq = is_low_precision(linear_dtype(w.precision)) ? dtype_bytes(linear_dtype(w.precision)) / 2.0 : 1.0;
+    const double mlp_mid = (m.activation == Activation::SwiGLU ? 4 : 2) * sb * f + 2 * sb * f * lq;
+    const double el = w.precision == Precision::FP32 ? 2.0 : 1.0;
+    return dense + Bytes(el * (moe_inside_bytes(m, w, sb, lq) - mlp_mid) / static_cast<double>(w.tp));
+  }
   const double s = static_cast<double>(w.seq_len) / static_cast<double>(w.cp), b = static_cast<double>(w.micro_batch);
   const double h = static_cast<double>(m.hidden), t = static_cast<double>(w.tp), sbh = s * b * h;
   const double el = w.precision == Precision::FP32 ? 2.0 : 1.0;
@@ -116,13 +140,9 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w, int64_t laye
       inside = 2 * s * b * d * (a + g) + 2 * s * b * d * g + 2 * s * b * a * d * lq + core;
       break;
     }
-    case LayerKind::Moe: {
-      // Routed copies of the tokens, and per routed token the expert's up output and activation.
-      const double f = static_cast<double>(m.moe.expert_ffn), k = static_cast<double>(m.moe.top_k);
-      const double mid = (gated(m.activation) ? 4 : 2) * f + 2 * f * lq;
-      inside = s * b * k * (2 * h + mid) + static_cast<double>(m.moe.shared_experts) * s * b * mid;
+    case LayerKind::Moe:
+      inside = moe_inside_bytes(m, w, s * b, lq);
       break;
-    }
     default:
       inside = s * b * static_cast<double>(m.ffn) * ((gated(m.activation) ? 4 : 2) + 2 * lq);
   }
@@ -225,16 +245,29 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     // the ones it did not keep): the largest such extra over the chunk's checkpointed layers.
     Bytes again;
     const bool again_policy = w.checkpointing == Checkpointing::Full || w.checkpointing == Checkpointing::OpSelective;
-    if (m.hybrid() || w.checkpoint_every > 1) {  // layers that differ (kind or policy): the chunk's own sum
+    if (m.hybrid() || m.moe.active() || w.checkpoint_every > 1) {  // layers that differ: the chunk's own sum
       Workload none = w;
       none.checkpointing = Checkpointing::None;
+      // Layers of one kind and policy keep the same bytes: computed once per (kind, policy) (a
+      // search evaluates this for millions of layouts of 61-layer models).
+      struct Kept {
+        Bytes kept, extra;
+        bool known = false;
+      };
+      std::array<std::array<Kept, 2>, 5> memo{};
       Bytes chunk;
       for (int64_t l = in.chunk_first_layer; l < in.chunk_first_layer + chunk_layers; ++l) {
         const bool checkpointed = w.checkpointing_of(l) != Checkpointing::None;
-        const Bytes kept = layer_activation_bytes(m, checkpointed ? w : none, l);
-        chunk += kept;
-        if (checkpointed && again_policy)
-          again = std::max(again, layer_activation_bytes(m, none, l) - (w.checkpointing == Checkpointing::Full ? Bytes(0) : kept));
+        const auto kind = static_cast<size_t>(m.hybrid() ? m.kind(l) : m.is_moe_layer(l) ? LayerKind::Moe : LayerKind::Standard);
+        Kept& k = memo[kind][checkpointed];
+        if (!k.known) {
+          k.kept = layer_activation_bytes(m, checkpointed ? w : none, l);
+          if (checkpointed && again_policy)
+            k.extra = layer_activation_bytes(m, none, l) - (w.checkpointing == Checkpointing::Full ? Bytes(0) : k.kept);
+          k.known = true;
+        }
+        chunk += k.kept;
+        again = std::max(again, k.extra);
       }
       b.activation_per_layer = chunk / static_cast<double>(std::max<int64_t>(1, chunk_layers));
       b.activations = chunk * static_cast<double>(b.in_flight);

@@ -38,6 +38,14 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if ((w.tp * w.dp) % w.ep != 0)
     fail("/parallel/ep", fmt::format("ep {} must divide tp x dp = {} (expert-parallel ranks come from the TP and DP ranks "
                                      "of one pipeline stage)", w.ep, w.tp * w.dp));
+  if (w.etp > 1 && !m.moe.active())
+    fail("/parallel/etp", fmt::format("etp {} but {} has no experts (not a MoE model); set etp 1", w.etp, m.name));
+  if (m.moe.active() && m.moe.expert_ffn % w.etp != 0)
+    fail("/parallel/etp", fmt::format("etp {} does not divide the expert FFN width {} of {}; use a divisor of {}", w.etp,
+                                      m.moe.expert_ffn, m.name, m.moe.expert_ffn));
+  if ((w.tp * w.dp) % (w.ep * w.etp) != 0)
+    fail("/parallel/etp", fmt::format("ep x etp = {} must divide tp x dp = {} (the expert grid re-arranges the TP and DP "
+                                      "ranks of one pipeline stage)", w.ep * w.etp, w.tp * w.dp));
   if (w.cp > 1 && w.attention != Attention::Flash)
     fail("/attention", "context parallelism runs attention as a ring of flash kernels; set attention \"flash\"");
   if (m.moe.active() && w.tp > 1 && !w.sequence_parallel)
@@ -113,6 +121,10 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
   }
   if (f.role == Role::TpGather) {
     coll(OpKind::ReduceScatter, ".bwd");
+    return;
+  }
+  if (f.role == Role::Scatter) {
+    coll(OpKind::AllGather, ".bwd");
     return;
   }
   if (f.role == Role::AllToAll) {
@@ -309,14 +321,14 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     std::vector<Piece> pieces;
     if (st.first) pieces.push_back({embedding_forward(ctx), m.embedding_parameters() / w.tp, false});
     for (int64_t l = st.first_layer; l < st.first_layer + per_stage; ++l) {
-      const int64_t experts = m.expert_parameters(l) / w.ep;
+      const int64_t experts = m.expert_parameters(l) / (w.ep * w.etp);
       pieces.push_back({block_forward(ctx, static_cast<int>(l)),
                         (m.layer_parameters(l) - m.expert_parameters(l)) / w.tp + experts, true, experts});
     }
     if (st.last) pieces.push_back({head_forward(ctx), m.head_parameters() / w.tp, false});
     if (st.last)
       for (int d = 0; d < m.mtp_layers; ++d) {
-        const int64_t experts = m.mtp_expert_parameters() / m.mtp_layers / w.ep;
+        const int64_t experts = m.mtp_expert_parameters() / m.mtp_layers / (w.ep * w.etp);
         pieces.push_back({mtp_forward(ctx, d), (m.mtp_parameters() - m.mtp_expert_parameters()) / m.mtp_layers / w.tp + experts,
                           true, experts});
       }

@@ -86,6 +86,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     w.pp = p.integer("pp", 1, 1024);
     w.dp = p.integer("dp", 1, 1 << 22);
     w.ep = p.integer_or("ep", 1, 1, 1 << 16);
+    w.etp = p.integer_or("etp", 1, 1, 1 << 10);
     w.cp = p.integer_or("cp", 1, 1, 1 << 12);
     w.moe_load_imbalance = p.number_or("moe_load_imbalance", 1.0, 1.0, 64.0);
     w.sequence_parallel = p.boolean("sequence_parallel");
@@ -121,11 +122,14 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
                                         "grad_reduce or set \"per_micro_batch\" (or use zero 1 for a per-step reduction)",
                                         w.zero));
     p.finish();
-    if (w.cp > 1 && w.ep > 1)
-      p.fail("cp", "context parallelism with expert parallelism is not modelled yet; use cp 1 or ep 1");
+    if (w.cp > 1 && w.ep * w.etp > 1)
+      p.fail("cp", "context parallelism with expert (tensor) parallelism is not modelled yet; use cp 1 or ep 1 and etp 1");
     if ((w.tp * w.dp) % w.ep != 0)
       p.fail("ep", fmt::format("ep {} must divide tp x dp = {} (expert-parallel ranks come from the TP and DP ranks)", w.ep,
                                w.tp * w.dp));
+    if ((w.tp * w.dp) % (w.ep * w.etp) != 0)
+      p.fail("etp", fmt::format("ep x etp = {} x {} must divide tp x dp = {} (the expert grid re-arranges the TP and DP "
+                                "ranks); pick an etp dividing {}", w.ep, w.etp, w.tp * w.dp, w.tp * w.dp / w.ep));
     if (w.sequence_parallel && w.tp == 1)
       p.fail("sequence_parallel", "sequence parallelism needs tp > 1; set it false or raise tp");
   }
@@ -201,6 +205,7 @@ std::string workload_to_json(const Workload& w) {
                    {"pp_scatter_gather", w.pp_scatter_gather}, {"overlap_dp", w.overlap_dp},
                    {"grad_reduce", grad_reduce_name(w)}};
   if (w.ep > 1) j["parallel"]["ep"] = w.ep;
+  if (w.etp > 1) j["parallel"]["etp"] = w.etp;
   if (w.cp > 1) j["parallel"]["cp"] = w.cp;
   if (w.pipeline_split == Workload::PipelineSplit::EmbeddingAndLoss) j["parallel"]["pipeline_split"] = "embedding_and_loss";
   if (w.pipeline_split == Workload::PipelineSplit::Balanced) j["parallel"]["pipeline_split"] = "balanced";

@@ -62,9 +62,13 @@ struct Workload {
   std::string execution;
   int64_t tp = 1, pp = 1, dp = 1;
   // Expert parallelism (MoE models): routed experts are split over `ep` ranks taken from the
-  // TP x DP ranks (Megatron-Core's expert-parallel group with expert TP 1); expert gradients
-  // reduce over the tp x dp / ep expert-data-parallel ranks.
+  // TP x DP ranks; expert gradients reduce over the tp x dp / (ep x etp) expert-data-parallel ranks.
   int64_t ep = 1;
+  // Expert tensor parallelism (Megatron-Core's expert_tensor_parallel_size): each expert's FFN
+  // split over `etp` ranks (column-parallel up, row-parallel down). The expert grid orders the
+  // same TP x DP ranks ETP fastest, then EP, then expert-data-parallel; tokens are all-gathered
+  // over the ETP group after the dispatch and reduce-scattered before the combine.
+  int64_t etp = 1;
   // Context parallelism: each sequence split over `cp` ranks (between TP and DP in Megatron's
   // rank order), attention as a ring exchanging K/V chunks, 2 x cp chunks for causal balance.
   // Gradients and ZeRO shards span the dp x cp ranks.
@@ -73,7 +77,7 @@ struct Workload {
   // Tokens the busiest expert rank gets over the balanced share (1: force-balanced routing, as
   // NVIDIA's published MoE tables run).
   double moe_load_imbalance = 1.0;
-  int64_t edp() const { return tp * dp / ep; }
+  int64_t edp() const { return tp * dp / (ep * etp); }
   bool sequence_parallel = false;
   int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients; 3: + parameters (FSDP)
   Schedule schedule = Schedule::OneF1B;

@@ -30,7 +30,7 @@ enum class OpKind {
 enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma, Collective };
 // EP: the expert-parallel group (MoE all-to-all); EDP: the expert-data-parallel group that
 // reduces expert gradients (tp x dp / ep ranks).
-enum class Group { None, TP, DP, PP, EP, EDP, CP };
+enum class Group { None, TP, DP, PP, EP, EDP, CP, ETP };
 enum class Phase { Forward, Backward, Recompute, Optimizer };
 // Element types. FP8: E4M3 / E5M2 with one FP32 scale per tensor or per row (Transformer
 // Engine, torchao). MXFP8: E4M3 with one E8M0 scale per 32 elements (OCP MX). NVFP4: E2M1 with
