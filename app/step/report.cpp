@@ -56,6 +56,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"model_parameters", s.model.total_parameters()}};
   if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
   if (w.checkpoint_every > 1) j["workload"]["checkpoint_every"] = w.checkpoint_every;
+  if (w.checkpoint_layers > 0) j["workload"]["checkpoint_layers"] = w.checkpoint_layers;
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["workload"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["workload"]["loss_parallel"] = false;
   // The stack profile and the fields it supplied (the rest are the workload's own).
@@ -153,7 +154,10 @@ std::string render_text(const nlohmann::json& j) {
                    "execution {}\n",
                    w["precision"].get<std::string>(),
                    w["checkpointing"].get<std::string>() +
-                       (w.contains("checkpoint_every") ? fmt::format(" (every {} layers)", w["checkpoint_every"].get<int64_t>()) : ""),
+                       (w.contains("checkpoint_every") ? fmt::format(" (every {} layers)", w["checkpoint_every"].get<int64_t>()) : "") +
+                       (w.contains("checkpoint_layers")
+                            ? fmt::format(" (first {} layers of each chunk)", w["checkpoint_layers"].get<int64_t>())
+                            : ""),
                    w["fused_qkv"].get<bool>(),
                    w["fused_gate_up"].get<bool>(), w["attention"].get<std::string>(), w["virtual_stages"].get<int64_t>(),
                    w["execution"].get<std::string>());

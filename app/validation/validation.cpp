@@ -167,7 +167,8 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
                               c.workload.dp, c.workload.virtual_stages, c.workload.micro_batch,
                               c.workload.global_batch, c.workload.seq_len, to_string(c.workload.precision),
                               to_string(c.workload.checkpointing) +
-                                  (c.workload.checkpoint_every > 1 ? fmt::format("-every-{}", c.workload.checkpoint_every) : ""),
+                                  (c.workload.checkpoint_every > 1 ? fmt::format("-every-{}", c.workload.checkpoint_every) : "") +
+                                  (c.workload.checkpoint_layers > 0 ? fmt::format("-first-{}", c.workload.checkpoint_layers) : ""),
                               c.workload.sequence_parallel ? " SP" : "");
   double pred = 0;
   std::string status;

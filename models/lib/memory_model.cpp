@@ -245,7 +245,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     // the ones it did not keep): the largest such extra over the chunk's checkpointed layers.
     Bytes again;
     const bool again_policy = w.checkpointing == Checkpointing::Full || w.checkpointing == Checkpointing::OpSelective;
-    if (m.hybrid() || m.moe.active() || w.checkpoint_every > 1) {  // layers that differ: the chunk's own sum
+    if (m.hybrid() || m.moe.active() || w.checkpoint_every > 1 || w.checkpoint_layers > 0) {  // layers differ: the chunk's sum
       Workload none = w;
       none.checkpointing = Checkpointing::None;
       // Layers of one kind and policy keep the same bytes: computed once per (kind, policy) (a
@@ -257,7 +257,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       std::array<std::array<Kept, 2>, 5> memo{};
       Bytes chunk;
       for (int64_t l = in.chunk_first_layer; l < in.chunk_first_layer + chunk_layers; ++l) {
-        const bool checkpointed = w.checkpointing_of(l) != Checkpointing::None;
+        const bool checkpointed = w.checkpointing_of(l, l - in.chunk_first_layer) != Checkpointing::None;
         const auto kind = static_cast<size_t>(m.hybrid() ? m.kind(l) : m.is_moe_layer(l) ? LayerKind::Moe : LayerKind::Standard);
         Kept& k = memo[kind][checkpointed];
         if (!k.known) {

@@ -385,7 +385,8 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       const size_t from_end = static_cast<size_t>(std::distance(pieces.rbegin(), it));
       if (regather && from_end + ahead < n_pieces)
         st.backward.push_back(gather(pieces[n_pieces - 1 - from_end - ahead], Phase::Backward));
-      const Checkpointing policy = it->is_block ? w.checkpointing_of(it->fwd.front().op.layer) : Checkpointing::None;
+      const int64_t layer = it->fwd.front().op.layer;
+      const Checkpointing policy = it->is_block ? w.checkpointing_of(layer, layer - st.first_layer) : Checkpointing::None;
       if (policy != Checkpointing::None) {
         int matmuls = 0;  // per-op selective: the block's linear GEMMs in order
         for (auto& f : it->fwd) {

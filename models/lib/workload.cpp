@@ -171,6 +171,10 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
   if (w.checkpoint_every > 1 && w.checkpointing == Checkpointing::None)
     r.fail("checkpoint_every", "applies the checkpointing policy to every k-th layer, and checkpointing is \"none\"; "
                                "remove checkpoint_every or set checkpointing");
+  w.checkpoint_layers = r.integer_or("checkpoint_layers", 0, 1, 1 << 16);
+  if (w.checkpoint_layers > 0 && w.checkpointing == Checkpointing::None)
+    r.fail("checkpoint_layers", "applies the checkpointing policy to the first N layers of each pipeline chunk, and "
+                                "checkpointing is \"none\"; remove checkpoint_layers or set checkpointing");
   {
     auto f = r.child("fused");
     w.fused_qkv = f.boolean("qkv");
@@ -221,6 +225,7 @@ std::string workload_to_json(const Workload& w) {
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
   j["checkpointing"] = to_string(w.checkpointing);
   if (w.checkpoint_every > 1) j["checkpoint_every"] = w.checkpoint_every;
+  if (w.checkpoint_layers > 0) j["checkpoint_layers"] = w.checkpoint_layers;
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}, {"elementwise", w.fused_elementwise}};
   j["attention"] = to_string(w.attention);
   j["price_plan"] = to_string(w.price_plan);

@@ -104,8 +104,13 @@ struct Workload {
   // The policy applies to every k-th layer (global index % k == 0); the others keep all their
   // activations (torchtitan's selective layer AC, `selective_ac_option = "k"`). 1: every layer.
   int64_t checkpoint_every = 1;
-  Checkpointing checkpointing_of(int64_t layer) const {
-    return layer % checkpoint_every == 0 ? checkpointing : Checkpointing::None;
+  // Megatron-Core's recompute_method "block" with recompute_num_layers N: the policy runs on the
+  // first N layers of each pipeline chunk only. 0: on every layer of the chunk.
+  int64_t checkpoint_layers = 0;
+  // The policy of a layer, `in_chunk` its position in its pipeline chunk.
+  Checkpointing checkpointing_of(int64_t layer, int64_t in_chunk) const {
+    if (layer % checkpoint_every != 0 || (checkpoint_layers > 0 && in_chunk >= checkpoint_layers)) return Checkpointing::None;
+    return checkpointing;
   }
   bool fused_qkv = true, fused_gate_up = true;
   // Element-wise chains (RMSNorm, rotary, SwiGLU) as one kernel each: hand-fused kernels (TE,

@@ -140,13 +140,27 @@ int64_t cores_per_node_of(const std::string& hw) {
 }
 
 void lightest_recompute_that_fits(ValidationCase& c) {
-  for (Checkpointing ck : {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full}) {
-    c.workload.checkpointing = ck;
-    try {
-      if (make_scenario(c.workload, c.model, true).fits) return;
-    } catch (const ConfigError&) {
-      return;  // invalid for another reason: the run reports it
+  Workload& w = c.workload;
+  auto fits = [&](Checkpointing ck, int64_t first_layers) {
+    w.checkpointing = ck;
+    w.checkpoint_layers = first_layers;
+    return make_scenario(w, c.model, true).fits;
+  };
+  try {
+    if (fits(Checkpointing::None, 0) || fits(Checkpointing::Selective, 0)) return;
+    // Block recompute of the first N layers of each chunk: memory falls as N grows, so the
+    // smallest N that fits is found by bisection over 1 .. (layers per chunk) - 1.
+    const int64_t chunk = (c.model.layers + w.pp * w.virtual_stages - 1) / (w.pp * w.virtual_stages);
+    int64_t lo = 1, hi = chunk;  // hi: every layer, plain full recompute
+    while (lo < hi) {
+      const int64_t mid = (lo + hi) / 2;
+      if (fits(Checkpointing::Full, mid)) hi = mid;
+      else lo = mid + 1;
     }
+    if (hi < chunk && fits(Checkpointing::Full, hi)) return;
+    fits(Checkpointing::Full, 0);
+  } catch (const ConfigError&) {
+    // invalid for another reason: the run reports it
   }
 }
 

@@ -37,8 +37,9 @@ const StackProfile& stack_profile(const std::string& name);
 // Cores (GPUs) per node of hw/<name>.json, read once per process (adapters ask for every row).
 int64_t cores_per_node_of(const std::string& hw);
 // For stacks whose published configurations are tuned to fit (NVIDIA's recipes): the lightest
-// activation recompute (none, selective, full) with which the row's workload fits in memory;
-// left at full when none fits (the row is then refused, a miss).
+// activation recompute with which the row's workload fits in memory, in the order none, selective
+// (attention core), full recompute of the first N layers of each pipeline chunk (Megatron-Core's
+// block method, the smallest N), full; left at full when none fits (the row is then refused).
 void lightest_recompute_that_fits(ValidationCase& c);
 
 // The adapters, one per dataset (file names in registry.cpp).

@@ -4,8 +4,10 @@
 // optimizer (ZeRO-1), SP with TP > 1, mixed precision with FP32 master weights and FP32
 // gradient reduction, TP comm overlap on where TP > 1 (the MB guide: the best TP-overlap
 // configurations are set in the recipes by default), the lightest activation recompute that
-// fits (the 24.07 configs' granularity is null where the model fits; the pages do not say what
-// the FSDP and large-micro-batch rows use, and NVIDIA publishes only configurations that run). FSDP rows:
+// fits: none, selective, full on the first N layers of each chunk (Megatron-Core's block method,
+// smallest N; since session 13), full (the 24.07 configs' granularity is null where the model
+// fits; the pages do not say what the FSDP and large-micro-batch rows use, and NVIDIA publishes
+// only configurations that run). FSDP rows:
 // Megatron-FSDP, ZeRO-3 semantics over DP. Precision: the page's label; "FP8" on the 24.x
 // pages is Transformer Engine's default delayed scaling (the 24.07 launcher configs set
 // fp8_amax_history_len 1024), "FP8" and the unlabelled 25.09 table on later pages are

@@ -1,8 +1,9 @@
-// test_checkpoint_every.cpp — issue 25 item 2, every-k-layers checkpointing (torchtitan's selective
-// layer AC): the policy runs on layers whose index is a multiple of k, the rest keep everything.
-// Checked against counts by hand: which layers recompute, the recompute FLOPs as a fraction of
-// full recompute, the activation bytes of the mix, the step time between none and full, and the
-// input errors.
+// test_partial_checkpointing.cpp — issue 25 item 2, checkpointing a subset of the layers: every
+// k-th layer (checkpoint_every, torchtitan's selective layer AC) and the first N layers of each
+// pipeline chunk (checkpoint_layers, Megatron-Core's block method). Checked against counts by
+// hand: which layers recompute, the recompute FLOPs as a fraction of full recompute, the
+// activation bytes of the mix, the step time between none and full, and the input errors
+// (the NeMo adapter's ladder over N: tests/validation/test_recompute_ladder.cpp).
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -88,8 +89,8 @@ TEST_CASE("checkpoint_every: JSON field, report round trip and bad input", "[che
     "precision": "mixed-bf16", "checkpointing": "full", "checkpoint_every": 2})");
   const Workload w = workload_from_json(j, "w.json", stack_lookup());
   CHECK(w.checkpoint_every == 2);
-  CHECK(w.checkpointing_of(4) == Checkpointing::Full);
-  CHECK(w.checkpointing_of(5) == Checkpointing::None);
+  CHECK(w.checkpointing_of(4, 4) == Checkpointing::Full);
+  CHECK(w.checkpointing_of(5, 5) == Checkpointing::None);
   CHECK(nlohmann::json::parse(workload_to_json(w)).at("checkpoint_every") == 2);
   j["checkpoint_every"] = 0;
   CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("checkpoint_every"));
@@ -97,4 +98,28 @@ TEST_CASE("checkpoint_every: JSON field, report round trip and bad input", "[che
   j["checkpointing"] = "none";
   CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()),
                     Catch::Contains("checkpoint_every") && Catch::Contains("remove checkpoint_every"));
+}
+
+TEST_CASE("block checkpointing recomputes the first N layers of each pipeline chunk", "[checkpoint]") {
+  const auto m = load_model_spec(model_path("llama3.1-8b"));  // 32 layers: 16 per stage at PP 2
+  Workload w = llama8b(Checkpointing::Full, 1);
+  w.pp = 2, w.dp = 4, w.global_batch = 8;
+  w.checkpoint_layers = 3;
+  const auto plan = build_step_plan(m, w);
+  std::set<int> recomputed;
+  for (const auto& st : plan.stages)
+    for (auto v : st.backward)
+      if (st.graph[v].phase == Phase::Recompute) recomputed.insert(st.graph[v].layer);
+  CHECK(recomputed == std::set<int>{0, 1, 2, 16, 17, 18});
+  // Stage 0 holds p - r = 2 micro-batches in flight under 1F1B: 3 kept inputs and 13 whole layers each.
+  Workload all = w, none = w;
+  all.checkpoint_layers = 0;
+  none.checkpointing = Checkpointing::None, none.checkpoint_layers = 0;
+  const double kept = layer_activation_bytes(m, all).base(), whole = layer_activation_bytes(m, none).base();
+  const auto mem = memory_per_stage(m, w, plan).front();
+  CHECK(mem.in_flight == 2);
+  CHECK(mem.activations.base() == Approx(2 * (3 * kept + 13 * whole)));
+  auto bad = nlohmann::json::parse(workload_to_json(w));
+  bad["checkpointing"] = "none";
+  CHECK_THROWS_WITH(workload_from_json(bad, "w.json"), Catch::Contains("checkpoint_layers"));
 }
