@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "collective.hpp"
+#include "launch_floor.hpp"
 #include "platform.hpp"
 #include "run_kernel.hpp"
 #include "topology.hpp"
@@ -48,10 +49,15 @@ double simulate_idle_collective_s(const HwSpec& hw, const CollectiveKey& key, co
 // One walk gives both settings: {collectives serial, collectives overlapped}.
 std::pair<double, double> list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw,
                                     WorkTimes& times) {
+  // Device times with the executor's launch floors (the same rule on the same list).
+  std::vector<double> d(list.size(), 0.0);
+  for (size_t i = 0; i < list.size(); ++i)
+    if (!st.graph[list[i]].is_collective()) d[i] = times.op_s(st.graph[list[i]]);
+  apply_launch_floor(st, list, hw.host.op_dispatch_s(), d);
   std::array<double, 6> lane{};
   double comm = 0, chain = 0;
-  for (OpVertex v : list) {
-    const Op& op = st.graph[v];
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Op& op = st.graph[list[i]];
     if (op.is_collective()) {
       // TP, EP and ETP collectives run on the chain (executor run_ops). All are timed on
       // layout_group(hw, 1, size), runs of consecutive ranks: TP's and ETP's groups are, and an EP
@@ -61,18 +67,17 @@ std::pair<double, double> list_work(const StageProgram& st, const std::vector<Op
         comm += times.collective_s(op);
       continue;
     }
-    const double d = times.op_s(op);
-    lane[hw.concurrent_engines ? static_cast<size_t>(op.engine) : 0] += d;
-    if (!op.weight_grad) chain += d;
+    lane[hw.concurrent_engines ? static_cast<size_t>(op.engine) : 0] += d[i];
+    if (!op.weight_grad) chain += d[i];
   }
   const double busiest = *std::max_element(lane.begin(), lane.end());
   return {std::max(chain + comm, busiest + comm), std::max(chain + comm, busiest)};
 }
 
-double optimizer_work(const StageProgram& st, WorkTimes& times) {
+double optimizer_work(const StageProgram& st, const HwSpec& hw, WorkTimes& times) {
   double t = 0;  // the executor waits for each optimizer compute op in turn
   for (OpVertex v : st.optimizer)
-    if (!st.graph[v].is_collective()) t += times.op_s(st.graph[v]);
+    if (!st.graph[v].is_collective()) t += std::max(times.op_s(st.graph[v]), hw.host.op_dispatch_s());
   return t;
 }
 
@@ -90,7 +95,7 @@ double WorkTimes::op_s(const Op& op) {
     missed_ops_.push_back(op);
     return 0;
   }
-  return std::max(t->seconds, hw_.host.op_dispatch_s());
+  return t->seconds;
 }
 
 namespace {
@@ -136,7 +141,7 @@ StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, Work
     w.backward_s[k] = tp_overlap ? overlapped : serial;
     w.backward_other_s[k] = tp_overlap ? serial : overlapped;
     w.ops_per_micro_batch += static_cast<double>(st.forward.size() + st.backward.size() + st.optimizer.size());
-    if (with_optimizer) w.optimizer_s[k % p] += optimizer_work(st, times);
+    if (with_optimizer) w.optimizer_s[k % p] += optimizer_work(st, hw, times);
   }
   return w;
 }

@@ -53,7 +53,7 @@ StepWork step_work(const Scenario& s, bool with_optimizer = true);
 class WorkTimes {
  public:
   WorkTimes(const HwSpec& hw, bool simulate);
-  double op_s(const Op& op);          // the op's duration, at least the host's dispatch time
+  double op_s(const Op& op);          // the op's device time (launch floors: launch_floor.hpp)
   double collective_s(const Op& op);  // a TP / EP collective alone on idle links
   bool missed() const { return !missed_ops_.empty() || !missed_collectives_.empty(); }
   void simulate_missed();

@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include "collective.hpp"
+#include "launch_floor.hpp"
 #include "platform.hpp"
 #include "pipeline_schedule.hpp"
 #include "run_kernel.hpp"
@@ -76,11 +77,19 @@ class Executor {
       prog_[i].duration.assign(boost::num_vertices(st.graph), 0.0);
       prog_[i].busy.assign(boost::num_vertices(st.graph), {});
       for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
-        if (!st.graph[v].is_collective()) {  // the host must issue an op before the device can run it
+        if (!st.graph[v].is_collective()) {
           const OpTiming& t = timer.time(st.graph[v]);
-          prog_[i].duration[v] = std::max(t.seconds, s_.hw.host.op_dispatch_s());
+          prog_[i].duration[v] = t.seconds;
           prog_[i].busy[v] = t.busy_s;
         }
+      // The host must issue a kernel before the device can run it (launch_floor.hpp).
+      std::vector<double> d;
+      for (const auto* list : {&st.forward, &st.backward, &st.optimizer}) {
+        d.resize(list->size());
+        for (size_t k = 0; k < list->size(); ++k) d[k] = prog_[i].duration[(*list)[k]];
+        apply_launch_floor(st, *list, s_.hw.host.op_dispatch_s(), d);
+        for (size_t k = 0; k < list->size(); ++k) prog_[i].duration[(*list)[k]] = d[k];
+      }
     }
     result_.ops_simulated = timer.simulated() - sim0;
     result_.op_lookups = timer.lookups() - look0;
