@@ -281,9 +281,9 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       }
     }
     // FP32 logits kept for the loss: one micro-batch's under 1F1B (its backward follows at once), all under GPipe.
-    if (last)
-      b.activations += Bytes(4.0 * w.micro_batch * (w.seq_len / w.cp) * (w.loss_parallel ? (m.vocab + w.tp - 1) / w.tp : m.vocab)) *
-                       static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
+    const Bytes fp32_logits(4.0 * static_cast<double>(w.micro_batch * (w.seq_len / w.cp)) *
+                            static_cast<double>(w.loss_parallel ? (m.vocab + w.tp - 1) / w.tp : m.vocab));
+    if (last) b.activations += fp32_logits * static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
     // Multi-token prediction on the last stage: each module's block (as the last layer), its norm
     // and projection inputs (the two normalised halves and their concatenation), and its own FP32 logits.
     if (last && m.mtp_layers > 0) {
@@ -295,6 +295,10 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     }
     // Largest temporary (see rank_memory_inputs), and the recomputed layer's activations (above).
     b.temporary = in.largest_output + again;
+    // Eager PyTorch's loss (torchtitan: F.cross_entropy(pred.float(), labels)) materialises the FP32
+    // upcast of the logits beside log_softmax's FP32 output: one more FP32 copy at the loss. A fused
+    // or compiled loss does not.
+    if (last && !w.fused_elementwise) b.temporary += fp32_logits;
     out.push_back(b);
   }
   return out;

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
+#include "memory_model.hpp"
 #include "stack_profile.hpp"
 #include "step_executor.hpp"
 #include "trnsim/json_reader.hpp"
@@ -95,4 +96,14 @@ TEST_CASE("stack profiles: torchtitan is eager unless the run compiles, Megatron
   CHECK(workload_from_json(j, "w.json", stack_lookup()).fused_elementwise);
   j["fused"] = {{"elementwise", "no"}};
   CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("elementwise"));
+}
+
+TEST_CASE("an eager loss holds one more FP32 copy of the logits on the last stage", "[fusion][memory]") {
+  // torchtitan: F.cross_entropy(pred.float(), labels): the FP32 upcast beside log_softmax's output.
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  const Workload fused = llama8b(true), eager = llama8b(false);
+  const auto mf = memory_per_stage(m, fused, build_step_plan(m, fused)).back();
+  const auto me = memory_per_stage(m, eager, build_step_plan(m, eager)).back();
+  CHECK(me.temporary.base() - mf.temporary.base() == Approx(4.0 * 1 * 2048 * m.vocab));
+  CHECK(me.activations.base() == Approx(mf.activations.base()));
 }
