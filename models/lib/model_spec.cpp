@@ -136,6 +136,7 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file)
     m.moe.expert_ffn = e.integer("expert_ffn", 1, 1 << 20);
     m.moe.shared_experts = e.integer_or("shared_experts", 0, 0, 64);
     m.moe.dense_layers = e.integer_or("dense_layers", 0, 0, m.layers);
+    m.moe.every = e.integer_or("every", 1, 1, 64);
     m.moe.sigmoid_router = e.choice_or("router", "topk", {"topk", "sigmoid"}) == "sigmoid";
     m.moe.capacity_factor = e.number_or("capacity_factor", 0.0, 0.0, 64.0);
     e.ignore("source");

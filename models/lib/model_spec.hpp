@@ -18,6 +18,9 @@ enum class NormKind { RMSNorm, LayerNorm };
 // `shared_experts` experts every token uses. experts == 0: a dense model.
 struct MoeSpec {
   int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_experts = 0, dense_layers = 0;
+  // After the leading dense layers, every `every`-th layer is a MoE layer, the others dense (Llama 4
+  // Maverick's interleave_moe_layer_step 2: layers 1, 3, 5, ...); 1: all of them.
+  int64_t every = 1;
   bool sigmoid_router = false;    // DeepSeek-V3 style (sigmoid scores) vs softmax top-k
   double capacity_factor = 0;     // 0: dropless
   bool active() const { return experts > 0; }
@@ -91,7 +94,8 @@ struct ModelSpec {
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden / heads; }
   bool is_moe_layer(int64_t layer) const {
-    return hybrid() ? kind(layer) == LayerKind::Moe : moe.active() && layer >= moe.dense_layers;
+    return hybrid() ? kind(layer) == LayerKind::Moe
+                    : moe.active() && layer >= moe.dense_layers && (layer - moe.dense_layers + 1) % moe.every == 0;
   }
   // Parameters of one transformer block (layer 0..layers-1; MoE layers differ from dense ones).
   int64_t layer_parameters(int64_t layer = 0) const;

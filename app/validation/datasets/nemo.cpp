@@ -79,11 +79,12 @@ const NemoMoe kNemoMoe[] = {
     // not: the layout stays a stated blocker.
     {"DeepSeekV4", nullptr, "model file not written (DeepSeek-V4 Flash's shape is not in the sources)"},
     {"DeepSeek", nullptr, "pipeline layout of 61 layers not stated"},
-    {"Kimi", nullptr, "model file not written (Kimi K2's shape is recalled, not re-read)"},
+    {"Kimi", "kimi-k2", nullptr},  // shape recalled (models-2026.md); its rows' PP x VP split 61 layers unevenly
     {"GPT OSS", "gpt-oss-120b", nullptr},  // alternating sliding-window attention (model field sliding_window)
     {"Nemotron_3_Nano", "nemotron-3-nano", nullptr},  // Mamba-2 / MoE / attention hybrid (model field layer_pattern)
     {"Nemotron_3", nullptr, "model file not written (Nemotron 3 Super / Ultra / 3.5 Lightning shapes are not in the sources)"},
-    {"Mixtral", nullptr, "model file not written yet"},
+    {"Mixtral_8x22", "mixtral-8x22b", nullptr},  // no Mixtral row in the corpus today
+    {"Mixtral", "mixtral-8x7b", nullptr},
 };
 const NemoMoe* moe_of(const std::string& model) {
   for (const auto& k : kNemoMoe)

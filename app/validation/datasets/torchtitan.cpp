@@ -78,7 +78,10 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     const TitanShape* shape = nullptr;
     for (const auto& s : kShapes)
       if (model == s.key) shape = &s;
-    if (contains(model, "MoE") || inum(t, r, "ep") > 1) blockers.push_back("MoE / expert parallelism");
+    // The MoE rows (Llama 4 Scout, models/llama4-scout.json) state neither the GPU count (256 or
+    // 512: the page says both) nor whether the figure is per GPU ("likely per GPU").
+    if (contains(model, "MoE") || inum(t, r, "ep") > 1)
+      blockers.push_back("MoE rows: GPU count and per-GPU basis of the figure not stated (256 or 512 GPUs)");
     else if (!shape) blockers.push_back("model shape not in trnsim");
     if (hw.empty())
       blockers.push_back(contains(hwcell, "power limited") ? "hardware: power-limited B200 (limit not stated)"
