@@ -31,10 +31,13 @@ double cpu_seconds() {
          1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-// tp_overlap is an executor setting, not part of the plan: one shape serves both.
-using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, int, int, int, int>;
-ShapeKey shape_key(const Layout& l) {
-  return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash, l.prec, l.ep, l.cp, l.etp};
+// tp_overlap's backward overlap is an executor setting, not part of the plan: one shape serves
+// both. The forward overlap a stack may add (tp_overlap_forward) marks the plan's collectives, so
+// it is part of the key.
+using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, int, int, int, int, bool>;
+ShapeKey shape_key(const Layout& l, const SpaceSpec& space) {
+  return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash, l.prec, l.ep, l.cp, l.etp,
+          l.tp_overlap && space.stack_template.tp_overlap_forward};
 }
 
 struct Candidate {
@@ -73,10 +76,10 @@ nlohmann::json run_search(const SearchOptions& o) {
   std::vector<std::vector<uint32_t>> members;  // per shape: its layouts
   for (uint32_t i = 0; i < layouts.size(); ++i) {
     const Layout& l = layouts[i];
-    auto [it, added] = shape_of.emplace(shape_key(l), jobs.size());
+    auto [it, added] = shape_of.emplace(shape_key(l, o.space), jobs.size());
     if (added) {
       Workload serial = layout_workload(l, o.space, hws[l.hw]);
-      serial.tp_overlap = false;  // an executor setting: one shape serves both
+      serial.tp_overlap = false;  // an executor setting: one shape serves both (tp_overlap_forward stays)
       jobs.push_back({std::move(serial), l.hw});
       members.emplace_back();
     }

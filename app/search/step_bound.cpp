@@ -63,7 +63,8 @@ std::pair<double, double> list_work(const StageProgram& st, const std::vector<Op
       // layout_group(hw, 1, size), runs of consecutive ranks: TP's and ETP's groups are, and an EP
       // group (ranks etp apart) spans at least as many nodes as a consecutive one, so it takes no
       // less time than that bound.
-      if ((op.group == Group::TP || op.group == Group::EP || op.group == Group::ETP) && op.overlap_ops == 0)
+      if ((op.group == Group::TP || op.group == Group::EP || op.group == Group::ETP) && op.overlap_ops == 0 &&
+          !op.overlap_previous)
         comm += times.collective_s(op);
       continue;
     }

@@ -171,20 +171,45 @@ class Executor {
       std::shared_ptr<bool> done;
       std::shared_ptr<sc_core::sc_event> finished;
       int left = 0;
+      Group group = Group::None;
     } beside;
+    // Exposed communication by kind: TP, CP (ring attention), expert (EP / ETP).
+    auto exposed = [&](Group g) -> double& {
+      if (g == Group::CP) return times.cp_comm_s;
+      if (g == Group::EP || g == Group::ETP) return times.ep_comm_s;
+      return times.tp_comm_s;
+    };
+    double previous_start = now();  // start of the latest compute op (overlap_previous)
     for (size_t i = 0; i < list.size(); ++i) {
       const Op& op = st.graph[list[i]];
       if (op.is_collective() && op.overlap_ops > 0) {
         wait_until(chain);
-        beside = {std::make_shared<bool>(false), std::make_shared<sc_core::sc_event>(), op.overlap_ops};
+        beside = {std::make_shared<bool>(false), std::make_shared<sc_core::sc_event>(), op.overlap_ops, op.group};
         const Op* o = &op;
         auto done = beside.done;
         auto finished = beside.finished;
         sc_core::sc_spawn([this, r, o, done, finished] {
-          collective(r, *o, track(r, "cp"));
+          collective(r, *o, track(r, o->group == Group::CP ? "cp" : "tp"));
           *done = true;
           finished->notify(sc_core::SC_ZERO_TIME);
         });
+        continue;
+      }
+      if (op.is_collective() && op.overlap_previous) {  // started with the op before it
+        wait_until(previous_start);
+        auto done = std::make_shared<bool>(false);
+        auto finished = std::make_shared<sc_core::sc_event>();
+        const Op* o = &op;
+        sc_core::sc_spawn([this, r, o, done, finished] {
+          collective(r, *o, track(r, "tp"));
+          *done = true;
+          finished->notify(sc_core::SC_ZERO_TIME);
+        });
+        wait_until(chain);
+        const double t = now();
+        while (!*done) sc_core::wait(*finished);
+        exposed(op.group) += now() - t;
+        chain = std::max(chain, now());
         continue;
       }
       if (op.is_collective() && op.group == Group::DP) {
@@ -217,6 +242,7 @@ class Executor {
         const double d = ps.duration[list[i]];
         double& free = engine_free[lane(op.engine)];
         const double start = std::max(free, chain);
+        previous_start = start;
         free = start + d;
         if (!op.weight_grad) chain = free;
         if (opt_.trace) result_.trace.push_back({op.label, track(r, to_string(op.engine)), start * 1e6, d * 1e6});
@@ -228,7 +254,7 @@ class Executor {
           wait_until(chain);
           const double t = now();
           while (!*beside.done) sc_core::wait(*beside.finished);
-          times.cp_comm_s += now() - t;
+          exposed(beside.group) += now() - t;
           chain = std::max(chain, now());
         }
       }

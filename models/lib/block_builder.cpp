@@ -60,6 +60,13 @@ struct Emitter {
     const bool low_gather = low && kind == OpKind::AllGather;
     Op o = ops::collective(kind, prefix + name, Group::TP, t,
                            low_gather ? Bytes(static_cast<double>(c.tokens() * c.m.hidden) * dtype_bytes(c.q.to)) : full);
+    // TP communication overlap (TE userbuffers, torch async TP) pipelines the SP all-gather with
+    // the column-parallel GEMM after it and the reduce-scatter with the row-parallel GEMM before it
+    // (Megatron-Core tp_comm_overlap: "pipelined AG and RS overlap", frameworks.md §3 b).
+    if (c.w.tp_overlap_forward && c.w.sequence_parallel) {
+      if (role == Role::TpEnter) o.overlap_ops = 1;
+      if (role == Role::TpExit) o.overlap_previous = true;
+    }
     FwdOp f{std::move(o), role, false};
     if (low_gather) f.grad_comm_bytes = full;
     out.push_back(std::move(f));

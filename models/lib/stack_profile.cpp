@@ -16,7 +16,7 @@ const std::vector<std::string>& stack_settable_fields() {
   static const std::vector<std::string> fields = {
       "attention",         "checkpointing",          "execution",           "grad_dtype",
       "fp8_recipe",        "fused/qkv",              "fused/gate_up",       "fused/elementwise",   "parallel/sequence_parallel",
-      "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap",
+      "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap", "parallel/tp_overlap_forward",
       "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance",
       "parallel/fsdp_shard", "parallel/fsdp_reshard_after_forward", "parallel/fsdp_prefetch", "parallel/loss_parallel"};
   return fields;
@@ -104,7 +104,8 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
     if (!s.defaults.contains(ptr) || out.contains(ptr)) continue;
     nlohmann::json v = s.defaults.at(ptr);
     // Defaults that need degrees the run does not have are switched off, not refused.
-    if ((path == "parallel/sequence_parallel" || path == "parallel/tp_overlap" || path == "parallel/pp_scatter_gather") &&
+    if ((path == "parallel/sequence_parallel" || path == "parallel/tp_overlap" || path == "parallel/tp_overlap_forward" ||
+         path == "parallel/pp_scatter_gather") &&
         tp == 1)
       v = false;
     if (path == "parallel/zero" && dp * cp == 1) v = 0;

@@ -103,6 +103,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
     c.kind = k;
     c.label = o.label + suffix;
     c.phase = Phase::Backward;
+    c.overlap_ops = 0, c.overlap_previous = false;  // the backward's own overlap: tp_overlap in the executor
     if (gradient && f.grad_comm_bytes.base() > 0) c.comm_bytes = f.grad_comm_bytes;
     out.push_back(std::move(c));
   };

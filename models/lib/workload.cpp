@@ -108,6 +108,10 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
       p.fail("pipeline_split", "\"explicit\" needs layers_per_stage: [layers of stage 0, stage 1, ...]");
     }
     w.tp_overlap = p.boolean_or("tp_overlap", false);
+    w.tp_overlap_forward = p.boolean_or("tp_overlap_forward", false);
+    if (w.tp_overlap_forward && !w.tp_overlap)
+      p.fail("tp_overlap_forward", "overlaps the forward's TP collectives too, and tp_overlap is false; set tp_overlap true or "
+                                   "remove tp_overlap_forward");
     w.pp_scatter_gather = p.boolean_or("pp_scatter_gather", false);
     w.fsdp_shard = p.choice_or("fsdp_shard", "separate", {"separate", "master"}) == "master" ? Workload::FsdpShard::Master
                                                                                             : Workload::FsdpShard::Separate;
@@ -206,6 +210,7 @@ std::string workload_to_json(const Workload& w) {
   if (!w.execution.empty()) j["execution"] = w.execution;
   j["parallel"] = {{"tp", w.tp}, {"pp", w.pp}, {"dp", w.dp}, {"sequence_parallel", w.sequence_parallel},
                    {"zero", w.zero}, {"schedule", to_string(w.schedule)}, {"virtual_stages", w.virtual_stages}, {"tp_overlap", w.tp_overlap},
+                   {"tp_overlap_forward", w.tp_overlap_forward},
                    {"pp_scatter_gather", w.pp_scatter_gather}, {"overlap_dp", w.overlap_dp},
                    {"grad_reduce", grad_reduce_name(w)}};
   if (w.ep > 1) j["parallel"]["ep"] = w.ep;

@@ -123,6 +123,10 @@ struct Workload {
   // TP all-reduce 2021-09+ and its SP all-gather/reduce-scatter overlap; TE userbuffers). Off on
   // Neuron ("TP CC operations cannot be effectively overlapped", Neuron docs).
   bool tp_overlap = false;
+  // Also the forward (TE userbuffers' pipelined AG / RS overlap with Megatron-Core tp_comm_overlap,
+  // torch async TP): the SP all-gather beside the column-parallel GEMM after it, the reduce-scatter
+  // beside the row-parallel GEMM before it. Megatron-LM 2021-22's async all-reduce: backward only.
+  bool tp_overlap_forward = false;
   // Pipeline send/recv split across the TP ranks: each sends 1/tp of the activation over its own
   // link and the receivers all-gather it inside the TP group (Megatron-LM 2021-2022
   // scatter_gather_tensors_in_pipeline, default on; no effect with SP, whose tensor is split).

@@ -90,3 +90,21 @@ for key in ("top_by_throughput", "top_by_cost", "pareto"):
 print(f"search exact with expert TP: {ex['counts']['fits']} layouts fit ({one['counts']['fits']} with etp 1 only), "
       f"{bb['counts']['simulated']} simulated")
 PY
+
+# A stack whose TP overlap covers the forward too (nemo: tp_overlap_forward): the plan's forward
+# collectives differ with tp_overlap, so the two are different plan shapes.
+nemo=(--model llama2-7b --hw dgx-h100 --nodes 1 --seq 2048 --global-batch 64 --stack nemo
+      --axes "tp=2,4,8;recompute=none,full;precision=bf16,fp8" --top-k 10)
+"$bin" search "${nemo[@]}" --out "$tmp/nbb" >/dev/null
+"$bin" search "${nemo[@]}" --exhaustive --out "$tmp/nex" >/dev/null
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+bb, ex = json.load(open(f"{t}/nbb.json")), json.load(open(f"{t}/nex.json"))
+assert ex["counts"]["simulated"] == ex["counts"]["fits"] > 0, ex["counts"]
+assert ex["counts"]["bound_violations"] == 0 and bb["counts"]["bound_violations"] == 0
+for key in ("top_by_throughput", "top_by_cost", "pareto"):
+    assert json.dumps(bb[key], sort_keys=True) == json.dumps(ex[key], sort_keys=True), f"nemo: {key} differs"
+assert any(r["tp_overlap"] for r in ex["top_by_throughput"]), "no TP-overlap layout in the top list"
+print(f"search exact under --stack nemo (forward TP overlap): {ex['counts']['fits']} layouts fit, {bb['counts']['simulated']} simulated")
+PY

@@ -114,7 +114,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       w.precision = p;
       w.fp8_recipe = recipe;
       w = with_stack(w, stack_profile("torchtitan"));
-      w.tp_overlap = tp > 1 && contains(notes, "async TP");
+      w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(notes, "async TP");  // fused AG + matmul, matmul + RS
       // torch.compile fuses the element-wise chains; eager (the config default) does not.
       w.fused_elementwise = contains(notes, "compile") && !contains(notes, "compile=eager") && !contains(notes, "compile not stated");
       // The per-op policy counts the unfused wq, wk, wv, wo, w1, w3, w2 matmuls in that order.

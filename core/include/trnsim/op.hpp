@@ -108,6 +108,9 @@ struct Op {
   // A collective that runs beside the next `overlap_ops` compute ops instead of before them (ring
   // attention's K/V exchange beside the attention it feeds); they wait for it only at the end.
   int overlap_ops = 0;
+  // A collective that runs beside the compute op before it (TE userbuffers' pipelined GEMM +
+  // reduce-scatter): it starts with that op, and the chain waits for both.
+  bool overlap_previous = false;
 
   // accounting (filled by the builder)
   Flops flops;
