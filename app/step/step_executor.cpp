@@ -114,6 +114,32 @@ class Executor {
     if (opt_.trace) result_.trace.push_back({name, track, start * 1e6, (now() - start) * 1e6});
   }
   static std::string track(int r, const std::string& what) { return "stage " + std::to_string(r) + " / " + what; }
+  // The kind of communication a chain collective is: its trace track and the exposed time it adds
+  // to. Ring attention (cp), expert (ep: EP and ETP), tensor parallel (tp).
+  struct CommKind {
+    const char* track;
+    double StageTimes::*exposed;
+  };
+  static CommKind comm_kind(Group g) {
+    if (g == Group::CP) return {"cp", &StageTimes::cp_comm_s};
+    if (g == Group::EP || g == Group::ETP) return {"ep", &StageTimes::ep_comm_s};
+    return {"tp", &StageTimes::tp_comm_s};
+  }
+  // A collective of rank r run in its own SystemC thread; `done` is set and `finished` notified at its end.
+  struct Pending {
+    std::shared_ptr<bool> done = std::make_shared<bool>(false);
+    std::shared_ptr<sc_core::sc_event> finished = std::make_shared<sc_core::sc_event>();
+  };
+  Pending launch(int r, const Op& op) {
+    Pending p;
+    const Op* o = &op;
+    sc_core::sc_spawn([this, r, o, p] {
+      collective(r, *o, track(r, comm_kind(o->group).track));
+      *p.done = true;
+      p.finished->notify(sc_core::SC_ZERO_TIME);
+    });
+    return p;
+  }
   // Collectives of rank r run on its links; a PP transfer is booked by the receiving rank.
   const GroupLayout& layout_of(int r, Group g) const {
     const auto& l = layouts_[static_cast<size_t>(r)];
@@ -165,51 +191,33 @@ class Executor {
     // when the chain reaches them (one piece ahead); a piece's ops wait for the latest gather of
     // their layer. Waiting for one counts as exposed DP communication.
     std::map<int, std::shared_ptr<bool>> gathered;
+    auto exposed = [&](Group g) -> double& { return times.*comm_kind(g).exposed; };
+    // The chain waits for a collective running beside compute; the wait is exposed communication.
+    auto await = [&](const Pending& p, Group g) {
+      wait_until(chain);
+      const double t = now();
+      while (!*p.done) sc_core::wait(*p.finished);
+      exposed(g) += now() - t;
+      chain = std::max(chain, now());
+    };
     // A collective running beside the next compute ops (op.overlap_ops): started when the chain
     // reaches it, waited for after them.
     struct Beside {
-      std::shared_ptr<bool> done;
-      std::shared_ptr<sc_core::sc_event> finished;
+      Pending pending;
       int left = 0;
       Group group = Group::None;
     } beside;
-    // Exposed communication by kind: TP, CP (ring attention), expert (EP / ETP).
-    auto exposed = [&](Group g) -> double& {
-      if (g == Group::CP) return times.cp_comm_s;
-      if (g == Group::EP || g == Group::ETP) return times.ep_comm_s;
-      return times.tp_comm_s;
-    };
     double previous_start = now();  // start of the latest compute op (overlap_previous)
     for (size_t i = 0; i < list.size(); ++i) {
       const Op& op = st.graph[list[i]];
       if (op.is_collective() && op.overlap_ops > 0) {
         wait_until(chain);
-        beside = {std::make_shared<bool>(false), std::make_shared<sc_core::sc_event>(), op.overlap_ops, op.group};
-        const Op* o = &op;
-        auto done = beside.done;
-        auto finished = beside.finished;
-        sc_core::sc_spawn([this, r, o, done, finished] {
-          collective(r, *o, track(r, o->group == Group::CP ? "cp" : "tp"));
-          *done = true;
-          finished->notify(sc_core::SC_ZERO_TIME);
-        });
+        beside = {launch(r, op), op.overlap_ops, op.group};
         continue;
       }
       if (op.is_collective() && op.overlap_previous) {  // started with the op before it
         wait_until(previous_start);
-        auto done = std::make_shared<bool>(false);
-        auto finished = std::make_shared<sc_core::sc_event>();
-        const Op* o = &op;
-        sc_core::sc_spawn([this, r, o, done, finished] {
-          collective(r, *o, track(r, "tp"));
-          *done = true;
-          finished->notify(sc_core::SC_ZERO_TIME);
-        });
-        wait_until(chain);
-        const double t = now();
-        while (!*done) sc_core::wait(*finished);
-        exposed(op.group) += now() - t;
-        chain = std::max(chain, now());
+        await(launch(r, op), op.group);
         continue;
       }
       if (op.is_collective() && op.group == Group::DP) {
@@ -234,9 +242,8 @@ class Executor {
         const bool overlap = s_.workload.tp_overlap && op.phase == Phase::Backward;
         wait_until(overlap ? chain : all_idle());
         const double t = now();
-        const bool ep_op = op.group == Group::EP || op.group == Group::ETP;  // expert communication
-        collective(r, op, track(r, ep_op ? "ep" : "tp"));
-        (ep_op ? times.ep_comm_s : times.tp_comm_s) += now() - t;
+        collective(r, op, track(r, comm_kind(op.group).track));
+        exposed(op.group) += now() - t;
         chain = now();
       } else {
         const double d = ps.duration[list[i]];
@@ -250,13 +257,7 @@ class Executor {
         else times.compute_s += d;
         times.engine_s[static_cast<size_t>(op.engine)] += d;
         add_busy(times, ps.busy[list[i]]);
-        if (beside.left > 0 && --beside.left == 0) {
-          wait_until(chain);
-          const double t = now();
-          while (!*beside.done) sc_core::wait(*beside.finished);
-          exposed(beside.group) += now() - t;
-          chain = std::max(chain, now());
-        }
+        if (beside.left > 0 && --beside.left == 0) await(beside.pending, beside.group);
       }
       // DP buckets whose gradients are now complete.
       if (buckets)

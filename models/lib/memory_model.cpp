@@ -18,6 +18,19 @@
 
 namespace trnsim {
 namespace {
+double activation_scale(const Workload& w) { return w.precision == Precision::FP32 ? 2.0 : 1.0; }  // FP32: twice BF16
+// Low-precision linears save their quantized input for the weight gradient instead of the BF16
+// one (TE Linear / LayerNormLinear keep the FP8 copy): those saved inputs scale by the format's
+// bytes over 2.
+double saved_input_scale(const Workload& w) {
+  const DType lin = linear_dtype(w.precision);
+  return is_low_precision(lin) ? dtype_bytes(lin) / 2.0 : 1.0;
+}
+// A dense MLP's saved middle tensors for sb tokens: the first GEMM's output (gate and up with
+// SwiGLU) and the activation's output (the down projection's, quantized, input).
+double mlp_mid_bytes(const ModelSpec& m, double sb, double f, double lq) {
+  return (m.activation == Activation::SwiGLU ? 4 : 2) * sb * f + 2 * sb * f * lq;
+}
 // A MoE layer's saved tensors inside its expert block, before TP / SP division: per routed token
 // copy its hidden input (BF16; with expert TP the ETP group's gathered copies, etp of them per own
 // copy), and per routed token the expert's up output and activation (on this rank's 1/etp slice
@@ -37,21 +50,18 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
   const double g = static_cast<double>(m.kv_heads), f = static_cast<double>(m.ffn), t = static_cast<double>(w.tp);
   const double sbh = s * b * h;
   const bool drop = m.dropout > 0;
-  const double el = w.precision == Precision::FP32 ? 2.0 : 1.0;  // FP32 activations are twice BF16
+  const double el = activation_scale(w);
 
   // Tensors outside the TP regions (divided by t only with SP).
   double outside = 4 * sbh /*norm inputs*/ + 2 * sbh /*attn input*/ + 2 * sbh /*mlp input*/ + (drop ? 2 * sbh : 0);
-  // Tensors inside the TP regions (always divided by t).
-  // Low-precision linears save their quantized input for the weight gradient instead of the
-  // BF16 one (TE Linear / LayerNormLinear keep the FP8 copy): the attention and MLP inputs, the
-  // out-projection input and the activation output scale by the format's bytes over 2.
-  const DType lin = linear_dtype(w.precision);
-  const double lq = is_low_precision(lin) ? dtype_bytes(lin) / 2.0 : 1.0;
+  // Tensors inside the TP regions (always divided by t). The attention and MLP inputs, the
+  // out-projection input and the activation output are saved linear inputs (saved_input_scale).
+  const double lq = saved_input_scale(w);
   outside -= (1 - lq) * (2 * sbh + 2 * sbh);
   double qk = 2 * sbh * (1 + g / a);
   double v = 2 * sbh * (g / a);
   double proj_in = 2 * sbh * lq;
-  double mlp_mid = (m.activation == Activation::SwiGLU ? 4 : 2) * s * b * f + 2 * s * b * f * lq;
+  double mlp_mid = mlp_mid_bytes(m, s * b, f, lq);
   double core = 2 * a * s * s * b + (drop ? 3 * a * s * s * b : 0);  // softmax out (+ mask, dropout out)
   if (w.attention == Attention::Flash) core = 4 * a * s * b;  // flash: FP32 log-sum-exp per row, no s x s term
   double latents = 0;  // MLA's query / key-value latents: duplicated on every TP rank
@@ -105,18 +115,16 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w, int64_t laye
     // in place of the dense MLP's (full and per-op recompute keep what the dense formula says).
     if (!m.is_moe_layer(layer) || w.checkpointing == Checkpointing::Full || w.checkpointing == Checkpointing::OpSelective)
       return dense;
-    const double sb = static_cast<double>(w.seq_len / w.cp * w.micro_batch), f = static_cast<double>(m.ffn);
-    const double lq = is_low_precision(linear_dtype(w.precision)) ? dtype_bytes(linear_dtype(w.precision)) / 2.0 : 1.0;
-    const double mlp_mid = (m.activation == Activation::SwiGLU ? 4 : 2) * sb * f + 2 * sb * f * lq;
-    const double el = w.precision == Precision::FP32 ? 2.0 : 1.0;
-    return dense + Bytes(el * (moe_inside_bytes(m, w, sb, lq) - mlp_mid) / static_cast<double>(w.tp));
+    const double sb = static_cast<double>(w.seq_len / w.cp * w.micro_batch), lq = saved_input_scale(w);
+    const double moe_over_mlp = moe_inside_bytes(m, w, sb, lq) - mlp_mid_bytes(m, sb, static_cast<double>(m.ffn), lq);
+    return dense + Bytes(activation_scale(w) * moe_over_mlp / static_cast<double>(w.tp));
   }
   const double s = static_cast<double>(w.seq_len) / static_cast<double>(w.cp), b = static_cast<double>(w.micro_batch);
   const double h = static_cast<double>(m.hidden), t = static_cast<double>(w.tp), sbh = s * b * h;
-  const double el = w.precision == Precision::FP32 ? 2.0 : 1.0;
+  const double el = activation_scale(w);
   const double outside_t = w.sequence_parallel ? t : 1.0;
   if (w.checkpointing == Checkpointing::Full) return Bytes(el * 2 * sbh / outside_t);  // the layer input
-  const double lq = is_low_precision(linear_dtype(w.precision)) ? dtype_bytes(linear_dtype(w.precision)) / 2.0 : 1.0;
+  const double lq = saved_input_scale(w);
   // Every kind keeps its norm input and the (quantized) input of its first linear layer.
   double outside = 2 * sbh + 2 * sbh * lq, inside = 0;
   switch (m.kind(layer)) {
@@ -288,7 +296,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     // and projection inputs (the two normalised halves and their concatenation), and its own FP32 logits.
     if (last && m.mtp_layers > 0) {
       const double sb = static_cast<double>(w.micro_batch * (w.seq_len / w.cp)), hh = static_cast<double>(m.hidden);
-      const double el = w.precision == Precision::FP32 ? 2.0 : 1.0, sp = w.sequence_parallel ? static_cast<double>(w.tp) : 1.0;
+      const double el = activation_scale(w), sp = w.sequence_parallel ? static_cast<double>(w.tp) : 1.0;
       const Bytes module = layer_activation_bytes(m, w, m.layers - 1) + Bytes(el * (4 * sb * hh + 4 * sb * hh) / sp) +
                            Bytes(4.0 * sb * static_cast<double>((m.vocab + w.tp - 1) / w.tp));
       b.activations += module * static_cast<double>(m.mtp_layers * (w.schedule == Schedule::GPipe ? b.in_flight : 1));
