@@ -57,6 +57,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
   if (w.checkpoint_every > 1) j["workload"]["checkpoint_every"] = w.checkpoint_every;
   if (w.checkpoint_layers > 0) j["workload"]["checkpoint_layers"] = w.checkpoint_layers;
+  if (!w.pipeline_layout.empty()) j["workload"]["pipeline_layout"] = w.pipeline_layout;
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["workload"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["workload"]["loss_parallel"] = false;
   // The stack profile and the fields it supplied (the rest are the workload's own).
@@ -161,6 +162,9 @@ std::string render_text(const nlohmann::json& j) {
                    w["fused_qkv"].get<bool>(),
                    w["fused_gate_up"].get<bool>(), w["attention"].get<std::string>(), w["virtual_stages"].get<int64_t>(),
                    w["execution"].get<std::string>());
+  if (w.contains("pipeline_layout"))
+    o += fmt::format("  pipeline layout {} (E embedding, t decoder layer, m MTP, L loss, | chunk)\n",
+                     w["pipeline_layout"].get<std::string>());
   if (w.contains("stack")) {
     const auto& fields = w["stack"]["from_profile"];
     std::vector<std::string> f(fields.begin(), fields.end());

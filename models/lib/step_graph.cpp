@@ -60,12 +60,23 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
     const auto& l = w.layers_per_stage;
     int64_t sum = 0;
     for (int64_t x : l) sum += x;
+    if (!w.pipeline_layout.empty()) {  // its grammar and E/m/L placement were checked when it was read
+      const std::string f = "/parallel/pipeline_layout";
+      if (static_cast<int64_t>(l.size()) != w.pp * w.virtual_stages)
+        fail(f, fmt::format("{} chunks but pp x virtual_stages = {} x {} = {}; give one chunk ('|') per (virtual) stage",
+                            l.size(), w.pp, w.virtual_stages, w.pp * w.virtual_stages));
+      if (sum != m.layers)
+        fail(f, fmt::format("the layout places {} decoder layers t but {} has {}; add or remove t", sum, m.name, m.layers));
+      if (w.layout_mtp != m.mtp_layers)
+        fail(f, fmt::format("the layout places {} MTP modules m but {} has {}; write {} m before the L", w.layout_mtp,
+                            m.name, m.mtp_layers, m.mtp_layers));
+    }
     if (static_cast<int64_t>(l.size()) != w.pp * w.virtual_stages)
       fail("/parallel/layers_per_stage", fmt::format("{} entries but pp x virtual_stages = {}; give one count per stage",
                                                      l.size(), w.pp * w.virtual_stages));
     if (sum != m.layers)
       fail("/parallel/layers_per_stage", fmt::format("the counts add up to {} but {} has {} layers", sum, m.name, m.layers));
-    if (std::any_of(l.begin(), l.end(), [](int64_t x) { return x < 1; }))
+    if (w.pipeline_layout.empty() && std::any_of(l.begin(), l.end(), [](int64_t x) { return x < 1; }))
       fail("/parallel/layers_per_stage", "every stage needs at least one layer");
   } else if (w.pipeline_split == Workload::PipelineSplit::Balanced) {
     if (m.layers < w.pp * w.virtual_stages)

@@ -3,9 +3,21 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
+#include "pipeline_layout.hpp"
 #include "trnsim/json_reader.hpp"
 
 namespace trnsim {
+
+void set_pipeline_layout(Workload& w, const std::string& layout) {
+  const std::vector<LayoutChunk> chunks = parse_pipeline_layout(layout);
+  if (const std::string why = pipeline_layout_problem(chunks); !why.empty()) throw std::invalid_argument(why);
+  w.pipeline_layout = layout;
+  w.pipeline_split = Workload::PipelineSplit::Explicit;
+  w.layers_per_stage = layout_layers(chunks);
+  w.layout_mtp = chunks.back().mtp;
+}
 
 const char* to_string(Precision p) {
   switch (p) {
@@ -100,7 +112,15 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
                        : split == "embedding_and_loss" ? Workload::PipelineSplit::EmbeddingAndLoss
                        : split == "balanced"           ? Workload::PipelineSplit::Balanced
                                                        : Workload::PipelineSplit::Explicit;
-    if (p.has("layers_per_stage")) {
+    if (p.has("pipeline_layout")) {
+      if (p.has("layers_per_stage") || p.has("pipeline_split"))
+        p.fail("pipeline_layout", "a layout fixes the split; remove layers_per_stage and pipeline_split");
+      try {
+        set_pipeline_layout(w, p.string("pipeline_layout"));
+      } catch (const std::invalid_argument& e) {
+        p.fail("pipeline_layout", e.what());
+      }
+    } else if (p.has("layers_per_stage")) {
       if (w.pipeline_split != Workload::PipelineSplit::Explicit)
         p.fail("layers_per_stage", "an explicit split; remove pipeline_split or set it to \"explicit\"");
       w.layers_per_stage = p.integers("layers_per_stage", 0, 100000);
@@ -218,7 +238,8 @@ std::string workload_to_json(const Workload& w) {
   if (w.cp > 1) j["parallel"]["cp"] = w.cp;
   if (w.pipeline_split == Workload::PipelineSplit::EmbeddingAndLoss) j["parallel"]["pipeline_split"] = "embedding_and_loss";
   if (w.pipeline_split == Workload::PipelineSplit::Balanced) j["parallel"]["pipeline_split"] = "balanced";
-  if (w.pipeline_split == Workload::PipelineSplit::Explicit) j["parallel"]["layers_per_stage"] = w.layers_per_stage;
+  if (!w.pipeline_layout.empty()) j["parallel"]["pipeline_layout"] = w.pipeline_layout;
+  else if (w.pipeline_split == Workload::PipelineSplit::Explicit) j["parallel"]["layers_per_stage"] = w.layers_per_stage;
   if (w.moe_load_imbalance != 1.0) j["parallel"]["moe_load_imbalance"] = w.moe_load_imbalance;
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["parallel"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["parallel"]["loss_parallel"] = false;

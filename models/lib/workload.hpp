@@ -93,6 +93,11 @@ struct Workload {
   // workload's layers_per_stage, one count per (virtual) stage in order.
   enum class PipelineSplit { Even, EmbeddingAndLoss, Balanced, Explicit } pipeline_split = PipelineSplit::Even;
   std::vector<int64_t> layers_per_stage;  // PipelineSplit::Explicit only
+  // Megatron-Core's pipeline_model_parallel_layout, when the workload gave one (pipeline_layout.hpp):
+  // the split is Explicit with layers_per_stage from its chunks; the first and last chunk may hold
+  // no decoder layer (E or m/L alone).
+  std::string pipeline_layout;
+  int64_t layout_mtp = 0;  // MTP modules the layout places ('m'), checked against the model
   int64_t micro_batch = 1, global_batch = 1, seq_len = 0;
   Precision precision = Precision::BF16_SR;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // only with precision fp8
@@ -173,5 +178,9 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file, co
 Workload with_stack(const Workload& w, const StackProfile& profile);
 // The inverse of load_workload: a JSON document that loads back to the same Workload.
 std::string workload_to_json(const Workload& w);
+
+// Puts the workload under a Megatron-Core pipeline layout string (pipeline_layout.hpp): an
+// Explicit split with the layout's chunks; throws std::invalid_argument with the reason.
+void set_pipeline_layout(Workload& w, const std::string& layout);
 
 }  // namespace trnsim

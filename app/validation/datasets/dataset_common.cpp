@@ -139,6 +139,16 @@ int64_t cores_per_node_of(const std::string& hw) {
   return it->second;
 }
 
+int64_t scaleup_cores_of(const std::string& hw) {
+  static std::map<std::string, int64_t> cores;
+  auto it = cores.find(hw);
+  if (it == cores.end()) {
+    const HwSpec spec = load_hw_spec(hw_path(hw));
+    it = cores.emplace(hw, spec.cores_per_node() * std::max(1, spec.scaleup.nodes)).first;
+  }
+  return it->second;
+}
+
 void lightest_recompute_that_fits(ValidationCase& c) {
   Workload& w = c.workload;
   auto fits = [&](Checkpointing ck, int64_t first_layers) {

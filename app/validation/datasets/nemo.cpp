@@ -69,23 +69,32 @@ struct NemoMoe {
 const NemoMoe kNemoMoe[] = {
     {"Qwen3_30B_a3B", "qwen3-30b-a3b", nullptr},
     {"Qwen3_235B_a22B", "qwen3-235b-a22b", nullptr},
-    // MLA and MTP are modelled (models/deepseek-v3.json); what still stops these rows: 61 layers
-    // over the pages' PP x VP (8, 16, 32 chunks) follow Megatron-Bridge's
-    // pipeline_model_parallel_layout, which the tables do not give. Tried in session 10 with the
-    // balanced split as a declared assumption: 32 rows predicted at 21.9 % mean abs error (trnsim
-    // slow, most on the newest containers), but their calibration rows pulled the shared Blackwell
-    // and H100 fits (dense NeMo rows 11.9 -> 12.8 %, the other MoE rows 26.1 -> 29.6 %), and the
-    // recipes' layouts put MTP and the loss on a chunk of their own, which a balanced split does
-    // not: the layout stays a stated blocker.
     {"DeepSeekV4", nullptr, "model file not written (DeepSeek-V4 Flash's shape is not in the sources)"},
-    {"DeepSeek", nullptr, "pipeline layout of 61 layers not stated"},
-    {"Kimi", "kimi-k2", nullptr},  // shape recalled (models-2026.md); its rows' PP x VP split 61 layers unevenly
+    // 61 layers over the pages' PP x VP: the recipe's pipeline layout (deepseek_layout below).
+    {"DeepSeek", "deepseek-v3", nullptr},
+    {"Kimi", "kimi-k2", nullptr},  // shape recalled (models-2026.md); DeepSeek-V3's architecture and layouts
     {"GPT OSS", "gpt-oss-120b", nullptr},  // alternating sliding-window attention (model field sliding_window)
     {"Nemotron_3_Nano", "nemotron-3-nano", nullptr},  // Mamba-2 / MoE / attention hybrid (model field layer_pattern)
     {"Nemotron_3", nullptr, "model file not written (Nemotron 3 Super / Ultra / 3.5 Lightning shapes are not in the sources)"},
     {"Mixtral_8x22", "mixtral-8x22b", nullptr},  // no Mixtral row in the corpus today
     {"Mixtral", "mixtral-8x7b", nullptr},
 };
+// Declared structural assumption (the tables give PP and VP, not the layout): DeepSeek-V3's 61
+// layers are split by Megatron-Bridge's recipe layouts (recalled from its deepseek_v3 recipe, whose
+// map from (PP, VP) to a pipeline_model_parallel_layout gives, by chunk count: 8 chunks E+8 | 8 x 6 |
+// 5+m+L; 16 chunks E+4 | 4 x 14 | 1+m+L; and the H100 configuration's 32 chunks "Et|(tt|)*30mL",
+// the example of Megatron-Core's layout documentation). Kimi K2 (61 layers, DeepSeek-V3's
+// architecture, no MTP) is taken to use the same layouts. The same rule for every such row; a chunk
+// count outside the table is a named blocker.
+std::string deepseek_layout(int64_t chunks, int64_t mtp) {
+  const std::string tail = std::string(static_cast<size_t>(mtp), 'm') + "L";
+  if (chunks == 8) return "Et*8|(t*8|)*6t*5" + tail;
+  if (chunks == 16) return "Et*4|(t*4|)*14t" + tail;
+  if (chunks == 32) return "Et|(tt|)*30" + tail;
+  return "";
+}
+bool uses_recipe_layout(const std::string& model) { return contains(model, "DeepSeekV3") || contains(model, "Kimi"); }
+
 const NemoMoe* moe_of(const std::string& model) {
   for (const auto& k : kNemoMoe)
     if (contains(model, k.key)) return &k;
@@ -146,11 +155,28 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
     const std::string tok = t.at(r, "tokens_per_s_per_gpu");
     if (tok.empty()) blockers.push_back("no measured tokens/s/GPU");
     else c.measured = num(t, r, "tokens_per_s_per_gpu");
+    // DeepSeek-V3 routes each token to experts on at most 4 of 8 node groups, and its recipes
+    // dispatch with DeepEP, which sends a token once per node and fans out over NVLink: where the
+    // expert-parallel group spans more than one NVLink domain that halves the network traffic and
+    // trnsim's all-to-all (every routed copy over the network) does not model it.
+    const bool node_limited = contains(name, "DeepSeekV3");
+    if (node_limited && systems.count(sys) && ep > scaleup_cores_of(systems.at(sys)))
+      blockers.push_back("MoE: node-limited routing with a DeepEP dispatcher across NVLink domains (EP " +
+                         std::to_string(ep) + ")");
+    std::string layout;
+    if (moe && uses_recipe_layout(name)) {
+      layout = deepseek_layout(pp * std::max<int64_t>(1, vp), contains(name, "w/o MTP") || contains(name, "Kimi") ? 0 : 1);
+      if (layout.empty() && pp > 1)
+        blockers.push_back(fmt::format("MoE: no recipe pipeline layout for 61 layers over PP {} x VP {}", pp, vp));
+    }
     for (size_t i = 0; i < blockers.size(); ++i) c.not_expressible += (i ? "; " : "") + blockers[i];
     if (blockers.empty() && moe) {
       ModelSpec m = load_model_spec(model_path(moe->model_file));
       m.max_seq = std::max(m.max_seq, c.seq);
-      if (uneven(m.layers))
+      if (contains(name, "w/o MTP")) m.mtp_layers = 0;
+      if (!layout.empty() || pp == 1)
+        shape_free_model = m;
+      else if (uneven(m.layers))
         blockers.push_back("pipeline split: neither layers nor layers + 2 divide PP x VP"), c.not_expressible = blockers.back();
       else
         shape_free_model = m;
@@ -178,7 +204,11 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
       w.ep = std::max<int64_t>(1, ep);  // a row fact, checked with the rest of the layout by the run
       if (fsdp_on) w.zero = 3, w.reduce_every_micro_batch = true;
       w.virtual_stages = vp;
-      if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0) w.pipeline_split = Workload::PipelineSplit::EmbeddingAndLoss;
+      if (!layout.empty() && pp > 1) {
+        set_pipeline_layout(w, layout);
+      } else if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0) {
+        w.pipeline_split = Workload::PipelineSplit::EmbeddingAndLoss;
+      }
       c.has_workload = true;
       c.workload = w;
       c.model = m;
