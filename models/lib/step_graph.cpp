@@ -70,14 +70,15 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
       if (w.layout_mtp != m.mtp_layers)
         fail(f, fmt::format("the layout places {} MTP modules m but {} has {}; write {} m before the L", w.layout_mtp,
                             m.name, m.mtp_layers, m.mtp_layers));
+    } else {
+      if (static_cast<int64_t>(l.size()) != w.pp * w.virtual_stages)
+        fail("/parallel/layers_per_stage", fmt::format("{} entries but pp x virtual_stages = {}; give one count per stage",
+                                                       l.size(), w.pp * w.virtual_stages));
+      if (sum != m.layers)
+        fail("/parallel/layers_per_stage", fmt::format("the counts add up to {} but {} has {} layers", sum, m.name, m.layers));
+      if (std::any_of(l.begin(), l.end(), [](int64_t x) { return x < 1; }))
+        fail("/parallel/layers_per_stage", "every stage needs at least one layer");
     }
-    if (static_cast<int64_t>(l.size()) != w.pp * w.virtual_stages)
-      fail("/parallel/layers_per_stage", fmt::format("{} entries but pp x virtual_stages = {}; give one count per stage",
-                                                     l.size(), w.pp * w.virtual_stages));
-    if (sum != m.layers)
-      fail("/parallel/layers_per_stage", fmt::format("the counts add up to {} but {} has {} layers", sum, m.name, m.layers));
-    if (w.pipeline_layout.empty() && std::any_of(l.begin(), l.end(), [](int64_t x) { return x < 1; }))
-      fail("/parallel/layers_per_stage", "every stage needs at least one layer");
   } else if (w.pipeline_split == Workload::PipelineSplit::Balanced) {
     if (m.layers < w.pp * w.virtual_stages)
       fail("/parallel/pp", fmt::format("pp x virtual_stages = {} exceeds the {} layers of {}", w.pp * w.virtual_stages,

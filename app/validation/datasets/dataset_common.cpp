@@ -132,21 +132,19 @@ const StackProfile& stack_profile(const std::string& name) {
   return it->second;
 }
 
-int64_t cores_per_node_of(const std::string& hw) {
-  static std::map<std::string, int64_t> cores;
-  auto it = cores.find(hw);
-  if (it == cores.end()) it = cores.emplace(hw, load_hw_spec(hw_path(hw)).cores_per_node()).first;
+// hw/<name>.json, read once per process (adapters ask for every row).
+static const HwSpec& hw_spec_of(const std::string& hw) {
+  static std::map<std::string, HwSpec> specs;
+  auto it = specs.find(hw);
+  if (it == specs.end()) it = specs.emplace(hw, load_hw_spec(hw_path(hw))).first;
   return it->second;
 }
 
+int64_t cores_per_node_of(const std::string& hw) { return hw_spec_of(hw).cores_per_node(); }
+
 int64_t scaleup_cores_of(const std::string& hw) {
-  static std::map<std::string, int64_t> cores;
-  auto it = cores.find(hw);
-  if (it == cores.end()) {
-    const HwSpec spec = load_hw_spec(hw_path(hw));
-    it = cores.emplace(hw, spec.cores_per_node() * std::max(1, spec.scaleup.nodes)).first;
-  }
-  return it->second;
+  const HwSpec& spec = hw_spec_of(hw);
+  return spec.cores_per_node() * std::max(1, spec.scaleup.nodes);
 }
 
 void lightest_recompute_that_fits(ValidationCase& c) {

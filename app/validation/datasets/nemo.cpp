@@ -163,20 +163,19 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
     if (node_limited && systems.count(sys) && ep > scaleup_cores_of(systems.at(sys)))
       blockers.push_back("MoE: node-limited routing with a DeepEP dispatcher across NVLink domains (EP " +
                          std::to_string(ep) + ")");
+    const bool no_mtp = contains(name, "w/o MTP");
     std::string layout;
-    if (moe && uses_recipe_layout(name)) {
-      layout = deepseek_layout(pp * std::max<int64_t>(1, vp), contains(name, "w/o MTP") || contains(name, "Kimi") ? 0 : 1);
-      if (layout.empty() && pp > 1)
+    if (moe && uses_recipe_layout(name) && pp > 1) {
+      layout = deepseek_layout(pp * std::max<int64_t>(1, vp), no_mtp || contains(name, "Kimi") ? 0 : 1);
+      if (layout.empty())
         blockers.push_back(fmt::format("MoE: no recipe pipeline layout for 61 layers over PP {} x VP {}", pp, vp));
     }
     for (size_t i = 0; i < blockers.size(); ++i) c.not_expressible += (i ? "; " : "") + blockers[i];
     if (blockers.empty() && moe) {
       ModelSpec m = load_model_spec(model_path(moe->model_file));
       m.max_seq = std::max(m.max_seq, c.seq);
-      if (contains(name, "w/o MTP")) m.mtp_layers = 0;
-      if (!layout.empty() || pp == 1)
-        shape_free_model = m;
-      else if (uneven(m.layers))
+      if (no_mtp) m.mtp_layers = 0;
+      if (layout.empty() && pp > 1 && uneven(m.layers))
         blockers.push_back("pipeline split: neither layers nor layers + 2 divide PP x VP"), c.not_expressible = blockers.back();
       else
         shape_free_model = m;
@@ -204,7 +203,7 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
       w.ep = std::max<int64_t>(1, ep);  // a row fact, checked with the rest of the layout by the run
       if (fsdp_on) w.zero = 3, w.reduce_every_micro_batch = true;
       w.virtual_stages = vp;
-      if (!layout.empty() && pp > 1) {
+      if (!layout.empty()) {
         set_pipeline_layout(w, layout);
       } else if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0) {
         w.pipeline_split = Workload::PipelineSplit::EmbeddingAndLoss;
