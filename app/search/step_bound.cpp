@@ -18,7 +18,8 @@
 namespace trnsim {
 namespace {
 
-using CollectiveKey = std::tuple<std::string, int, int64_t, int>;  // hardware, kind, bytes, group size
+// hardware, kind, bytes, group size, MoE routing (top_k, experts, groups, group_topk, once per domain)
+using CollectiveKey = std::tuple<std::string, int, int64_t, int, int64_t>;
 std::map<CollectiveKey, double>& collective_memo() {
   static std::map<CollectiveKey, double> memo;
   return memo;
@@ -29,7 +30,7 @@ std::map<CollectiveKey, double>& collective_memo() {
 double simulate_idle_collective_s(const HwSpec& hw, const CollectiveKey& key, const Op& op) {
   Platform& platform = Platform::instance();
   auto algo = make_collective(hw.collectives.inter_algorithm, hw.collectives.intra_algorithm);
-  const CollectiveCall call{op.kind, op.comm_bytes, layout_group(hw, 1, op.group_size)};
+  const CollectiveCall call{op.kind, op.comm_bytes, layout_group(hw, 1, op.group_size), op.routing};
   double took = 0;
   sc_core::sc_spawn([&] {
     const sc_core::sc_time t0 = sc_core::sc_time_stamp();
@@ -101,7 +102,10 @@ double WorkTimes::op_s(const Op& op) {
 
 namespace {
 CollectiveKey collective_key(const std::string& hw_key, const Op& op) {
-  return {hw_key, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size};
+  const ExpertRouting& r = op.routing;
+  const int64_t routing = ((((static_cast<int64_t>(r.top_k) << 16 | r.experts) << 16 | r.groups) << 16 | r.group_topk) << 1) |
+                          (r.once_per_domain ? 1 : 0);
+  return {hw_key, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size, routing};
 }
 }  // namespace
 

@@ -89,6 +89,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   if (!s.hw.lnc_allowed.empty()) j["workload"]["lnc"] = s.hw.lnc;
   j["workload"]["execution"] = to_string(s.hw.host.execution);
   if (w.ep > 1) j["workload"]["ep"] = w.ep;
+  if (w.ep > 1) j["workload"]["moe_dispatcher"] = w.moe_dispatcher == Workload::MoeDispatcher::PerDomain ? "deepep" : "alltoall";
   if (w.etp > 1) j["workload"]["etp"] = w.etp;
   j["throughput"] = {{"sequences_per_s", static_cast<double>(w.global_batch) / step},
                      {"tokens_per_s", tokens / step},
@@ -146,6 +147,7 @@ std::string render_text(const nlohmann::json& j) {
   std::string expert;  // the MoE and CP degrees where used
   for (const auto& [key, name] : {std::pair<const char*, const char*>{"cp", "CP"}, {"ep", "EP"}, {"etp", "ETP"}})
     if (w.contains(key)) expert += fmt::format(" {} {}", name, w[key].get<int64_t>());
+  if (w.contains("moe_dispatcher")) expert += fmt::format(" ({} dispatcher)", w["moe_dispatcher"].get<std::string>());
   o += fmt::format("  plan: TP {} PP {} DP {}{} SP {} ZeRO-{} {} | micro-batch {} x grad-accum {} = global {} seqs of {} tokens\n",
                    w["tp"].get<int64_t>(), w["pp"].get<int64_t>(), w["dp"].get<int64_t>(), expert,
                    w["sequence_parallel"].get<bool>() ? "on" : "off", w["zero"].get<int>(), w["schedule"].get<std::string>(),

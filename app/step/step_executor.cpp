@@ -156,7 +156,7 @@ class Executor {
 
   void collective(int r, const Op& op, const std::string& trk) {
     const double t = now();
-    algo_->run(p_.fabric(), CollectiveCall{op.kind, op.comm_bytes, layout_of(r, op.group)});
+    algo_->run(p_.fabric(), CollectiveCall{op.kind, op.comm_bytes, layout_of(r, op.group), op.routing});
     record(op.label, trk, t);
   }
 

@@ -68,7 +68,10 @@ const char* to_string(DType d) {
 
 std::string Op::shape_key() const {
   if (is_collective())
-    return fmt::format("{}:{}:{}:{}", to_string(kind), to_string(group), group_size, comm_bytes.base());
+    return fmt::format("{}:{}:{}:{}{}", to_string(kind), to_string(group), group_size, comm_bytes.base(),
+                       routing.active() ? fmt::format(":k{}e{}g{}/{}{}", routing.top_k, routing.experts, routing.groups,
+                                                      routing.group_topk, routing.once_per_domain ? "d" : "")
+                                        : "");
   return fmt::format("{}:{}:{}:{}x{}x{}x{}:e{}:r{}:i{}:p{}:t{}{}{}", to_string(kind), to_string(engine), to_string(dtype), batch, m, k, n,
                      elements, row, inputs, passes, transcendental ? 1 : 0,
                      onchip_in || onchip_out ? fmt::format(":c{}", (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0)) : "",

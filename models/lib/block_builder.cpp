@@ -251,9 +251,13 @@ struct Emitter {
     compute(ops::vector_op(OpKind::Softmax, "router.topk", Tl * e.experts, e.experts, 1, 3, true, 5, c.dt));
     elementwise("moe.permute", routed * h(), 1, 1, false, 0);
     const Bytes buffer(static_cast<double>(routed * h()) * dtype_bytes(c.dt));
-    if (ep > 1)
-      out.push_back({ops::collective(OpKind::AllToAll, prefix + "moe.dispatch", Group::EP, static_cast<int>(ep), buffer),
-                     Role::AllToAll});
+    auto all_to_all = [&](const char* name) {
+      Op a = ops::collective(OpKind::AllToAll, prefix + name, Group::EP, static_cast<int>(ep), buffer);
+      a.routing = {static_cast<int>(e.top_k), static_cast<int>(e.experts), static_cast<int>(e.route_groups),
+                   static_cast<int>(e.route_group_topk), c.w.moe_dispatcher == Workload::MoeDispatcher::PerDomain};
+      out.push_back({std::move(a), Role::AllToAll});
+    };
+    if (ep > 1) all_to_all("moe.dispatch");
     const Bytes group_buffer(static_cast<double>(gathered * h()) * dtype_bytes(c.dt));
     if (etp > 1)
       out.push_back({ops::collective(OpKind::AllGather, prefix + "moe.etp_gather", Group::ETP, static_cast<int>(etp),
@@ -273,9 +277,7 @@ struct Emitter {
       out.push_back({ops::collective(OpKind::ReduceScatter, prefix + "moe.etp_scatter", Group::ETP, static_cast<int>(etp),
                                      group_buffer),
                      Role::Scatter});
-    if (ep > 1)
-      out.push_back({ops::collective(OpKind::AllToAll, prefix + "moe.combine", Group::EP, static_cast<int>(ep), buffer),
-                     Role::AllToAll});
+    if (ep > 1) all_to_all("moe.combine");
     elementwise("moe.unpermute", routed * h(), 2, 1, false, 2);
   }
   // Mamba-2 mixer with state-space duality (Dao & Gu 2024, mamba_ssm's chunked scan), heads and

@@ -139,11 +139,21 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file)
     m.moe.every = e.integer_or("every", 1, 1, 64);
     m.moe.sigmoid_router = e.choice_or("router", "topk", {"topk", "sigmoid"}) == "sigmoid";
     m.moe.capacity_factor = e.number_or("capacity_factor", 0.0, 0.0, 64.0);
+    m.moe.route_groups = e.integer_or("route_groups", 1, 1, 1 << 14);
+    m.moe.route_group_topk = e.integer_or("route_group_topk", m.moe.route_groups, 1, 1 << 14);
     e.ignore("source");
     e.ignore("notes");
     e.finish();
     if (m.moe.top_k > m.moe.experts)
       e.fail("top_k", fmt::format("top_k {} exceeds the {} experts; use at most {}", m.moe.top_k, m.moe.experts, m.moe.experts));
+    if (m.moe.experts % m.moe.route_groups != 0)
+      e.fail("route_groups", fmt::format("{} groups do not divide the {} experts; use a divisor", m.moe.route_groups, m.moe.experts));
+    if (m.moe.route_group_topk > m.moe.route_groups)
+      e.fail("route_group_topk", fmt::format("{} exceeds the {} route_groups; use at most {}", m.moe.route_group_topk,
+                                             m.moe.route_groups, m.moe.route_groups));
+    if (m.moe.route_group_topk * (m.moe.experts / m.moe.route_groups) < m.moe.top_k)
+      e.fail("route_group_topk", fmt::format("{} groups of {} experts hold fewer than top_k {}; raise route_group_topk",
+                                             m.moe.route_group_topk, m.moe.experts / m.moe.route_groups, m.moe.top_k));
   }
   if (r.has("mla")) {
     auto a = r.child("mla");

@@ -22,6 +22,9 @@ struct MoeSpec {
   // Maverick's interleave_moe_layer_step 2: layers 1, 3, 5, ...); 1: all of them.
   int64_t every = 1;
   bool sigmoid_router = false;    // DeepSeek-V3 style (sigmoid scores) vs softmax top-k
+  // Group-limited routing (DeepSeek-V3's n_group / topk_group): the experts form `route_groups`
+  // contiguous groups and a token's top_k experts come from its best `route_group_topk` groups.
+  int64_t route_groups = 1, route_group_topk = 1;
   double capacity_factor = 0;     // 0: dropless
   bool active() const { return experts > 0; }
 };

@@ -101,6 +101,9 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     w.etp = p.integer_or("etp", 1, 1, 1 << 10);
     w.cp = p.integer_or("cp", 1, 1, 1 << 12);
     w.moe_load_imbalance = p.number_or("moe_load_imbalance", 1.0, 1.0, 64.0);
+    w.moe_dispatcher = p.choice_or("moe_dispatcher", "alltoall", {"alltoall", "deepep"}) == "deepep"
+                           ? Workload::MoeDispatcher::PerDomain
+                           : Workload::MoeDispatcher::AllToAll;
     w.sequence_parallel = p.boolean("sequence_parallel");
     w.zero = static_cast<int>(p.integer("zero", 0, 3));
     w.schedule = p.choice_or("schedule", "1f1b", {"1f1b", "gpipe"}) == "1f1b" ? Schedule::OneF1B : Schedule::GPipe;
@@ -241,6 +244,7 @@ std::string workload_to_json(const Workload& w) {
   if (!w.pipeline_layout.empty()) j["parallel"]["pipeline_layout"] = w.pipeline_layout;
   else if (w.pipeline_split == Workload::PipelineSplit::Explicit) j["parallel"]["layers_per_stage"] = w.layers_per_stage;
   if (w.moe_load_imbalance != 1.0) j["parallel"]["moe_load_imbalance"] = w.moe_load_imbalance;
+  if (w.moe_dispatcher == Workload::MoeDispatcher::PerDomain) j["parallel"]["moe_dispatcher"] = "deepep";
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["parallel"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["parallel"]["loss_parallel"] = false;
   if (!w.fsdp_reshard_after_forward) j["parallel"]["fsdp_reshard_after_forward"] = false;

@@ -77,6 +77,10 @@ struct Workload {
   // Tokens the busiest expert rank gets over the balanced share (1: force-balanced routing, as
   // NVIDIA's published MoE tables run).
   double moe_load_imbalance = 1.0;
+  // How MoE tokens reach their experts' ranks: AllToAll sends every routed copy (Megatron-Core's
+  // alltoall dispatcher); PerDomain sends a token once per destination scale-up domain and fans it
+  // out over the intra-node links there (the flex dispatcher with DeepEP / HybridEP).
+  enum class MoeDispatcher { AllToAll, PerDomain } moe_dispatcher = MoeDispatcher::AllToAll;
   int64_t edp() const { return tp * dp / (ep * etp); }
   bool sequence_parallel = false;
   int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients; 3: + parameters (FSDP)

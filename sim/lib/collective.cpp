@@ -40,17 +40,25 @@ void inter(Fabric& f, const GroupLayout& g, Bytes size) {
   if (g.domains > 1) ring_steps(f, g.inter_ring, size / g.nodes, g.domains - 1);
 }
 
-void all_to_all(Fabric& f, const GroupLayout& g, Bytes size) {
+void all_to_all(Fabric& f, const GroupLayout& g, Bytes size, const ExpertRouting& routing) {
   if (g.size <= 1) return;
   const double n = g.size, local = g.local;
   struct Part {
     const PathCost* path;
     Bytes chunk;
   };
+  // The bytes to other domains: every routed copy there (1/n of the buffer per member), or, sent
+  // once per destination domain, the token's distinct remote domains; the receiving rank then
+  // forwards each copy to its expert's rank over the intra-node links (1/local of it stays).
+  Bytes network = size * (local * (g.nodes - g.domain_nodes) / n), forward;
+  if (routing.once_per_domain && routing.active() && g.domains > 1) {
+    network = size * (remote_domains_per_token(routing, g.domains) / routing.top_k);
+    if (g.local > 1) forward = network / local;
+  }
   std::vector<Part> parts;
-  if (g.local > 1) parts.push_back({&g.intra_direct, size / n});
+  if (g.local > 1) parts.push_back({&g.intra_direct, size / n + forward});
   if (g.domain_nodes > 1) parts.push_back({&g.domain_ring, size * (local * (g.domain_nodes - 1) / n)});
-  if (g.domains > 1) parts.push_back({&g.inter_ring, size * (local * (g.nodes - g.domain_nodes) / n)});
+  if (g.domains > 1) parts.push_back({&g.inter_ring, network});
   const Part* slowest = nullptr;
   for (const auto& p : parts)
     if (!slowest || f.idle_step_seconds(*p.path, p.chunk) > f.idle_step_seconds(*slowest->path, slowest->chunk)) slowest = &p;

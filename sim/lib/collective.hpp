@@ -18,6 +18,7 @@ struct CollectiveCall {
   OpKind kind = OpKind::AllReduce;  // AllReduce, ReduceScatter, AllGather, SendRecv
   Bytes size;                       // full logical buffer (see Op::comm_bytes)
   GroupLayout layout;
+  ExpertRouting routing{};          // all-to-all of an MoE dispatch / combine (else inactive)
 };
 
 class CollectiveAlgorithm {
@@ -45,7 +46,10 @@ void inter(Fabric& f, const GroupLayout& g, Bytes size);
 // crosses the intra-node links (all pairs at once), the part to other nodes of the same scale-up
 // domain the domain fabric, the rest the NICs, every core of a node sending at once. The parts
 // use disjoint links and run concurrently: the slowest is booked (and contends with other traffic).
-void all_to_all(Fabric& f, const GroupLayout& g, Bytes size);
+// A dispatcher that sends a token once per destination domain (routing.once_per_domain) puts only
+// the token's distinct remote domains on the NICs (remote_domains_per_token x size / top_k) and
+// fans the copies out over the intra-node links at the destination.
+void all_to_all(Fabric& f, const GroupLayout& g, Bytes size, const ExpertRouting& routing);
 }  // namespace phase
 
 }  // namespace trnsim

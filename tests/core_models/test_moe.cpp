@@ -126,3 +126,40 @@ TEST_CASE("bad MoE input gets a precise error", "[moe][config]") {
   wl["parallel"]["dp"] = 4;
   CHECK_THROWS_WITH(workload_from_json(wl, "w.json"), Catch::Contains("/parallel/ep") && Catch::Contains("divide tp x dp"));
 }
+
+TEST_CASE("group-limited routing and the per-domain dispatcher reach the all-to-all ops", "[moe][routing]") {
+  const auto ds = load_model_spec(model_path("deepseek-v3"));
+  CHECK(ds.moe.route_groups == 8);
+  CHECK(ds.moe.route_group_topk == 4);
+  Workload w = qwen(1, 8, 8);
+  nlohmann::json wl = nlohmann::json::parse(workload_to_json(w));
+  CHECK_FALSE(wl["parallel"].contains("moe_dispatcher"));  // the default is not written out
+  wl["parallel"]["moe_dispatcher"] = "deepep";
+  const Workload back = workload_from_json(wl, "w.json");
+  CHECK(back.moe_dispatcher == Workload::MoeDispatcher::PerDomain);
+  CHECK(nlohmann::json::parse(workload_to_json(back))["parallel"]["moe_dispatcher"] == "deepep");
+  const auto m = load_model_spec(model_path("qwen3-30b-a3b"));
+  int a2a = 0;
+  const auto plan = build_step_plan(m, back);
+  const auto& st = plan.stages.front();
+  for (auto v : boost::make_iterator_range(boost::vertices(st.graph)))
+    if (const Op& op = st.graph[v]; op.kind == OpKind::AllToAll) {
+        ++a2a;
+        CHECK(op.routing.top_k == 8);
+        CHECK(op.routing.experts == 128);
+        CHECK(op.routing.groups == 1);
+        CHECK(op.routing.once_per_domain);
+      }
+  CHECK(a2a == 4 * m.layers);  // dispatch and combine, forward and backward, every layer
+  wl["parallel"]["moe_dispatcher"] = "hybrid";
+  CHECK_THROWS_WITH(workload_from_json(wl, "w.json"), Catch::Contains("/parallel/moe_dispatcher"));
+  nlohmann::json j = load_json_file(model_path("deepseek-v3"));
+  j["moe"]["route_groups"] = 7;
+  CHECK_THROWS_WITH(model_spec_from_json(j, "m.json"), Catch::Contains("/moe/route_groups") && Catch::Contains("divide the 256"));
+  j["moe"]["route_groups"] = 8;
+  j["moe"]["route_group_topk"] = 9;
+  CHECK_THROWS_WITH(model_spec_from_json(j, "m.json"), Catch::Contains("/moe/route_group_topk") && Catch::Contains("at most 8"));
+  j["moe"]["route_groups"] = 64;
+  j["moe"]["route_group_topk"] = 1;
+  CHECK_THROWS_WITH(model_spec_from_json(j, "m.json"), Catch::Contains("/moe/route_group_topk") && Catch::Contains("fewer than top_k 8"));
+}

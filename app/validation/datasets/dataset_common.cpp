@@ -142,11 +142,6 @@ static const HwSpec& hw_spec_of(const std::string& hw) {
 
 int64_t cores_per_node_of(const std::string& hw) { return hw_spec_of(hw).cores_per_node(); }
 
-int64_t scaleup_cores_of(const std::string& hw) {
-  const HwSpec& spec = hw_spec_of(hw);
-  return spec.cores_per_node() * std::max(1, spec.scaleup.nodes);
-}
-
 void lightest_recompute_that_fits(ValidationCase& c) {
   Workload& w = c.workload;
   auto fits = [&](Checkpointing ck, int64_t first_layers) {

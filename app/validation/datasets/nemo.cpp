@@ -155,14 +155,6 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
     const std::string tok = t.at(r, "tokens_per_s_per_gpu");
     if (tok.empty()) blockers.push_back("no measured tokens/s/GPU");
     else c.measured = num(t, r, "tokens_per_s_per_gpu");
-    // DeepSeek-V3 routes each token to experts on at most 4 of 8 node groups, and its recipes
-    // dispatch with DeepEP, which sends a token once per node and fans out over NVLink: where the
-    // expert-parallel group spans more than one NVLink domain that halves the network traffic and
-    // trnsim's all-to-all (every routed copy over the network) does not model it.
-    const bool node_limited = contains(name, "DeepSeekV3");
-    if (node_limited && systems.count(sys) && ep > scaleup_cores_of(systems.at(sys)))
-      blockers.push_back("MoE: node-limited routing with a DeepEP dispatcher across NVLink domains (EP " +
-                         std::to_string(ep) + ")");
     const bool no_mtp = contains(name, "w/o MTP");
     std::string layout;
     if (moe && uses_recipe_layout(name) && pp > 1) {

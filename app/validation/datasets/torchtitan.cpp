@@ -86,7 +86,19 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     if (hw.empty())
       blockers.push_back(contains(hwcell, "power limited") ? "hardware: power-limited B200 (limit not stated)"
                                                            : "hardware SKU not stated");
-    if (mbs.empty()) blockers.push_back("micro-batch not stated");
+    // Pipelined rows (declared assumptions, stacks/torchtitan.json): a single-stage schedule (1F1B)
+    // holds one stage per rank, a looped one (Interleaved 1F1B) two; without stated split points
+    // every stage gets layers / stages (rounded down) and the last the rest; and without a stated
+    // micro-batch count the local batch splits into as many micro-batches as there are stages.
+    const int64_t row_pp = inum(t, r, "pp");
+    const int64_t stages_per_rank = contains(notes, "Interleaved") ? 2 : 1;
+    std::string micro = mbs;
+    if (micro.empty() && row_pp > 1 && contains(notes, "1F1B")) {
+      const int64_t dp = inum(t, r, "gpus") / (inum(t, r, "tp") * row_pp * inum(t, r, "cp"));
+      const int64_t local = inum(t, r, "global_batch") / dp, stages = row_pp * stages_per_rank;
+      if (local % stages == 0) micro = std::to_string(local / stages);
+    }
+    if (micro.empty()) blockers.push_back("micro-batch not stated");
     if (contains(rec, "not stated")) blockers.push_back("activation checkpointing not stated");
     if (contains(prec, "bf16 tail")) blockers.push_back("per-layer mixed precision (BF16 tail layers)");
     Precision p = Precision::MixedBF16;
@@ -104,7 +116,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       m.kv_heads = shape->kv;
       m.vocab = shape->vocab;
       const int64_t gpus = inum(t, r, "gpus"), tp = inum(t, r, "tp"), pp = inum(t, r, "pp");
-      const int64_t seq = inum(t, r, "seq_len"), mb = std::stoll(mbs), gb = inum(t, r, "global_batch");
+      const int64_t seq = inum(t, r, "seq_len"), mb = std::stoll(micro), gb = inum(t, r, "global_batch");
       m.max_seq = std::max(m.max_seq, seq);
       const int64_t per_node = cores_per_node_of(hw);
       const int64_t cp = inum(t, r, "cp");
@@ -123,6 +135,16 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
                         : contains(rec, "selective")     ? Checkpointing::OpSelective
                                                          : Checkpointing::None;
       if (every_k) w.checkpoint_every = 2;
+      if (pp > 1) {
+        const int64_t stages = pp * stages_per_rank, per = m.layers / stages;
+        w.virtual_stages = stages_per_rank;
+        w.fsdp_reshard_after_forward = false;  // apply_fsdp with PP: no per-micro-batch re-gathers
+        if (m.layers % stages != 0) {
+          w.pipeline_split = Workload::PipelineSplit::Explicit;
+          w.layers_per_stage.assign(static_cast<size_t>(stages), per);
+          w.layers_per_stage.back() = m.layers - per * (stages - 1);
+        }
+      }
       c.has_workload = true;
       c.workload = w;
       c.model = m;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "trnsim/fnv_hash.hpp"
+#include "trnsim/expert_routing.hpp"
 #include "trnsim/units.hpp"
 
 namespace trnsim {
@@ -111,6 +112,8 @@ struct Op {
   // A collective that runs beside the compute op before it (TE userbuffers' pipelined GEMM +
   // reduce-scatter): it starts with that op, and the chain waits for both.
   bool overlap_previous = false;
+  // An MoE dispatch / combine all-to-all: how the routed copies spread (what crosses the network).
+  ExpertRouting routing;
 
   // accounting (filled by the builder)
   Flops flops;

@@ -19,7 +19,7 @@ class Hierarchical : public CollectiveAlgorithm {
         f.send(g.p2p, c.size);
         break;
       case OpKind::AllToAll:
-        phase::all_to_all(f, g, c.size);
+        phase::all_to_all(f, g, c.size, c.routing);
         break;
       case OpKind::AllReduce:
         phase::intra(f, g, c.size, direct_);

@@ -17,7 +17,7 @@ class Ring : public CollectiveAlgorithm {
       return;
     }
     if (c.kind == OpKind::AllToAll) {
-      phase::all_to_all(f, g, c.size);
+      phase::all_to_all(f, g, c.size, c.routing);
       return;
     }
     const int phases = c.kind == OpKind::AllReduce ? 2 : 1;
