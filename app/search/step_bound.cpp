@@ -19,7 +19,7 @@ namespace trnsim {
 namespace {
 
 // hardware, kind, bytes, group size, MoE routing (top_k, experts, groups, group_topk, once per domain)
-using CollectiveKey = std::tuple<std::string, int, int64_t, int, int64_t>;
+using CollectiveKey = std::tuple<std::string, int, int64_t, int, int, int, int, int, bool>;
 std::map<CollectiveKey, double>& collective_memo() {
   static std::map<CollectiveKey, double> memo;
   return memo;
@@ -103,9 +103,8 @@ double WorkTimes::op_s(const Op& op) {
 namespace {
 CollectiveKey collective_key(const std::string& hw_key, const Op& op) {
   const ExpertRouting& r = op.routing;
-  const int64_t routing = ((((static_cast<int64_t>(r.top_k) << 16 | r.experts) << 16 | r.groups) << 16 | r.group_topk) << 1) |
-                          (r.once_per_domain ? 1 : 0);
-  return {hw_key, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size, routing};
+  return {hw_key, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size, r.top_k, r.experts, r.groups, r.group_topk,
+          r.once_per_domain};
 }
 }  // namespace
 
