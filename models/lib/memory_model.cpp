@@ -236,8 +236,11 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       b.weights = Bytes(shard * pbytes + gathered * pbytes);
     }
     // ZeRO-2/3 keep their gradient shard plus one layer's full gradients (the reduce bucket in flight).
-    b.gradients = w.zero >= 2 ? Bytes(sharded * gbytes + P / static_cast<double>(std::max<int64_t>(1, layers)) * gbytes)
-                              : Bytes(P * gbytes);
+    // ZeRO-3 reducing once per step (FSDP2 without gradient sync until the last micro-batch, as a
+    // pipeline schedule runs it) accumulates every unsharded gradient in the gradient dtype
+    // (FSDP2's unsharded_accumulated_grad in reduce_dtype) beside the shard.
+    const double in_flight_grads = w.reduce_every_micro_batch ? P / static_cast<double>(std::max<int64_t>(1, layers)) : P;
+    b.gradients = w.zero >= 2 ? Bytes(sharded * gbytes + in_flight_grads * gbytes) : Bytes(P * gbytes);
     b.optimizer_states = Bytes(sharded * 8.0);  // FP32 first and second moments
     if (has_fp32_master(w.precision)) b.master_weights = Bytes(sharded * 4.0);
     // Low-precision copies of the linear weights, row-wise and transposed / column-wise (TE keeps

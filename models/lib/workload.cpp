@@ -141,13 +141,14 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     w.loss_parallel = p.boolean_or("loss_parallel", true);
     w.fsdp_reshard_after_forward = p.boolean_or("fsdp_reshard_after_forward", true);
     w.fsdp_prefetch = p.integer_or("fsdp_prefetch", 1, 0, 8);
-    // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch.
+    // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch. ZeRO-3 may
+    // reduce once per step: FSDP without gradient sync until the last micro-batch, which then holds
+    // every unsharded gradient (memory_model.cpp).
     w.reduce_every_micro_batch = p.choice_or("grad_reduce", w.zero >= 2 ? "per_micro_batch" : "per_step",
                                              {"per_step", "per_micro_batch"}) == "per_micro_batch";
-    if (w.zero >= 2 && !w.reduce_every_micro_batch)
-      p.fail("grad_reduce", fmt::format("ZeRO-{} partitions gradients, so it reduces them every micro-batch; remove "
-                                        "grad_reduce or set \"per_micro_batch\" (or use zero 1 for a per-step reduction)",
-                                        w.zero));
+    if (w.zero == 2 && !w.reduce_every_micro_batch)
+      p.fail("grad_reduce", "ZeRO-2 partitions gradients, so it reduces them every micro-batch; remove grad_reduce or set "
+                            "\"per_micro_batch\" (or use zero 1, or zero 3 without gradient sync, for a per-step reduction)");
     p.finish();
     if (w.cp > 1 && w.ep * w.etp > 1)
       p.fail("cp", "context parallelism with expert (tensor) parallelism is not modelled yet; use cp 1 or ep 1 and etp 1");

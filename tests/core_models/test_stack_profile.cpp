@@ -244,3 +244,23 @@ TEST_CASE("FSDP schedule: reshard after forward and prefetch depth, in the graph
   j["parallel"]["fsdp_prefetch"] = 9;
   CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("/parallel/fsdp_prefetch"));
 }
+
+TEST_CASE("ZeRO-3 without gradient sync until the last micro-batch: unsharded FP32 gradients, one reduction", "[memory][zero3]") {
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  Workload w = fsdp_llama8b();  // FSDP 16, FP32 gradients, reduced every micro-batch
+  const double P = static_cast<double>(m.total_parameters()), layers = static_cast<double>(m.layers);
+  const auto synced = memory_per_stage(m, w, build_step_plan(m, w)).front();
+  // The FP32 shard plus the layer in flight.
+  CHECK(synced.gradients.base() == Approx(4.0 * (P / 16 + P / layers)).epsilon(1e-6));
+  w.reduce_every_micro_batch = false;  // FSDP2 under a pipeline schedule (set_requires_gradient_sync(False))
+  const auto nosync = memory_per_stage(m, w, build_step_plan(m, w)).front();
+  CHECK(nosync.gradients.base() == Approx(4.0 * (P / 16 + P)).epsilon(1e-6));
+  CHECK(nosync.weights == synced.weights);
+  CHECK(nosync.optimizer_states == synced.optimizer_states);
+  // The workload says so with grad_reduce "per_step"; ZeRO-2 still may not.
+  auto j = base_workload();
+  j["parallel"]["grad_reduce"] = "per_step";
+  CHECK_FALSE(workload_from_json(j, "w.json", stack_lookup()).reduce_every_micro_batch);
+  j["parallel"]["zero"] = 2;
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("/parallel/grad_reduce"));
+}

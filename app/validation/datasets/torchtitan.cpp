@@ -87,8 +87,8 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       blockers.push_back(contains(hwcell, "power limited") ? "hardware: power-limited B200 (limit not stated)"
                                                            : "hardware SKU not stated");
     // Pipelined rows (declared assumptions, stacks/torchtitan.json): a single-stage schedule (1F1B)
-    // holds one stage per rank, a looped one (Interleaved 1F1B) two; without stated split points
-    // every stage gets layers / stages (rounded down) and the last the rest; and without a stated
+    // holds one stage per rank, a looped one (Interleaved 1F1B) two; layers that do not divide the
+    // stages split as evenly as possible (the profile's balanced split); and without a stated
     // micro-batch count the local batch splits into as many micro-batches as there are stages.
     const int64_t row_pp = inum(t, r, "pp");
     const int64_t stages_per_rank = contains(notes, "Interleaved") ? 2 : 1;
@@ -136,14 +136,12 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
                                                          : Checkpointing::None;
       if (every_k) w.checkpoint_every = 2;
       if (pp > 1) {
-        const int64_t stages = pp * stages_per_rank, per = m.layers / stages;
         w.virtual_stages = stages_per_rank;
-        w.fsdp_reshard_after_forward = false;  // apply_fsdp with PP: no per-micro-batch re-gathers
-        if (m.layers % stages != 0) {
-          w.pipeline_split = Workload::PipelineSplit::Explicit;
-          w.layers_per_stage.assign(static_cast<size_t>(stages), per);
-          w.layers_per_stage.back() = m.layers - per * (stages - 1);
-        }
+        // apply_fsdp with PP: no reshard after forward; the pipeline schedule turns FSDP2's gradient
+        // sync off until the last micro-batch, so the unsharded gradients accumulate.
+        w.fsdp_reshard_after_forward = false;
+        w.reduce_every_micro_batch = false;
+        if (m.layers % (pp * stages_per_rank) != 0) w.pipeline_split = Workload::PipelineSplit::Balanced;
       }
       c.has_workload = true;
       c.workload = w;
