@@ -240,7 +240,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.tp_overlap = l.tp_overlap;
   w.overlap_dp = l.overlap_dp;
   w.zero = l.zero;
-  w.reduce_every_micro_batch = l.zero == 2;
+  w.reduce_every_micro_batch = l.zero >= 2;  // as the loader defaults ZeRO-2 and ZeRO-3 (grad_reduce)
   w.micro_batch = l.mb;
   w.global_batch = spec.global_batch;
   w.seq_len = spec.seq_len;
