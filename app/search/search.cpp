@@ -159,6 +159,7 @@ nlohmann::json run_search(const SearchOptions& o) {
     nlohmann::json report = make_report(s, r);
     nlohmann::json row = row_from_report(report, o.train_tokens);
     row["vs"] = l.vs;
+    if (l.balanced) row["pipeline_split"] = "balanced";
     row["sp"] = l.sp;
     row["tp_overlap"] = l.tp_overlap;
     row["dp_overlap"] = l.overlap_dp;

@@ -127,7 +127,15 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
       for (int64_t tp : divisors(m.heads)) {
         if (!allowed(ax, "tp", tp) || m.ffn % tp || (m.kv_heads % tp && tp % m.kv_heads)) continue;
         if (tp > devices || (tp <= cpn ? cpn % tp : tp % cpn)) continue;  // within a node, or whole nodes
-        for (int64_t pp : divisors(m.layers)) {
+        // Pipeline degrees: the divisors of the layers, and any other degree --axes lists (up to
+        // the layer count), whose layers split as evenly as possible (the balanced split, which
+        // Megatron-Core expresses as a pipeline layout, torchtitan and NxD by their own split).
+        std::vector<int64_t> pps = divisors(m.layers);
+        if (const auto listed = ax.find("pp"); listed != ax.end())
+          for (int64_t p : listed->second)
+            if (p <= m.layers && m.layers % p != 0) pps.push_back(p);
+        std::sort(pps.begin(), pps.end());
+        for (int64_t pp : pps) {
           if (!allowed(ax, "pp", pp) || devices % (tp * pp)) continue;
           // Context parallelism only when asked for (--axes cp=...); expert parallelism over every
           // divisor of the experts that divides tp x dp for MoE models (1 for dense ones).
@@ -147,8 +155,15 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
           if (ax.count("etp") && m.moe.active()) etps = divisors(m.moe.expert_ffn);
           for (int64_t etp : etps) {
           if (!allowed(ax, "etp", etp) || etp > 1024 || (tp * dp) % (ep * etp)) continue;
-          for (int64_t vs : divisors(m.layers / pp)) {
-            if (!allowed(ax, "vs", vs) || (vs > 1 && pp < 2)) continue;
+          // Virtual stages: divisors of the layers per stage; for an uneven degree, those --axes
+          // lists (1 if it lists none) that leave every chunk a layer.
+          std::vector<int64_t> vss = divisors(m.layers / pp);
+          if (m.layers % pp != 0) {
+            const auto listed = ax.find("vs");
+            vss = listed == ax.end() ? std::vector<int64_t>{1} : listed->second;
+          }
+          for (int64_t vs : vss) {
+            if (!allowed(ax, "vs", vs) || (vs > 1 && pp < 2) || pp * vs > m.layers) continue;
             for (int64_t mb : divisors(spec.global_batch / dp)) {
               const int64_t micro_batches = spec.global_batch / dp / mb;
               if (!allowed(ax, "mb", mb) || (vs > 1 && micro_batches % pp)) continue;
@@ -188,6 +203,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
                             l.ep = static_cast<int32_t>(ep);
                             l.etp = static_cast<int16_t>(etp);
                             l.cp = static_cast<int32_t>(cp);
+                            l.balanced = m.layers % (pp * vs) != 0;
                             for (uint8_t pr : precs) {
                               l.prec = pr;
                               out.push_back(l);
@@ -236,6 +252,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.etp = l.etp;
   w.cp = l.cp;
   w.virtual_stages = l.vs;
+  if (l.balanced) w.pipeline_split = Workload::PipelineSplit::Balanced;
   w.sequence_parallel = l.sp;
   w.tp_overlap = l.tp_overlap;
   w.overlap_dp = l.overlap_dp;

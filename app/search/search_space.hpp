@@ -1,7 +1,8 @@
 // search_space.hpp — the layout space `trnsim search` explores (issue 16): Calculon's axes and
 // more. TP: every divisor of the heads (and of the FFN, compatible with the KV heads) that fits
-// a node or spans whole nodes; PP: every divisor of the layers; interleaved virtual stages
-// dividing the layers per stage; every micro-batch dividing the local batch; recompute
+// a node or spans whole nodes; PP: every divisor of the layers, and any other degree --axes lists
+// (its layers split as evenly as possible, with the virtual stages --axes lists or 1); interleaved
+// virtual stages dividing the layers per stage; every micro-batch dividing the local batch; recompute
 // none / selective / full; ZeRO 0-3 (3: FSDP); sequence parallelism on / off (on for MoE models with tp > 1); TP and DP overlap on /
 // off; fused projections; attention kernel; hardware and node counts; precision (bf16 only unless
 // --axes lists fp8 / mxfp8 / nvfp4; a format the hardware lacks is skipped for it); expert
@@ -36,6 +37,7 @@ struct Layout {
   uint8_t ckpt = 0, zero = 0;      // Checkpointing enum value, ZeRO stage
   uint8_t prec = 0;                // 0 bf16 (bf16-sr where the hardware rounds stochastically), 1 fp8, 2 mxfp8, 3 nvfp4
   bool sp = false, tp_overlap = false, overlap_dp = true, fused = true, flash = false;
+  bool balanced = false;           // pp x vs does not divide the layers: the balanced split
 };
 
 struct SpaceSpec {

@@ -8,6 +8,7 @@
 # DGX H100), where the bound counts the EP all-to-alls on idle links, and the same search on one
 # thread and on two gives the same result and counts; with expert TP as an axis; and under
 # --stack nemo, whose TP overlap covers the forward (tp_overlap_forward is part of a plan shape).
+# Pipeline degrees that do not divide the layers, when --axes lists them (the balanced split).
 # usage: search_exactness.sh TRNSIM
 set -euo pipefail
 bin="$1"
@@ -47,6 +48,19 @@ assert bb["counts"]["simulated"] < ex["counts"]["simulated"], "nothing was bound
 c = bb["counts"]
 print(f"search exact: {c['enumerated']} layouts, {c['fits']} fit, {c['simulated']} simulated by branch-and-bound "
       f"vs {ex['counts']['simulated']} exhaustively; bound <= step on all {ex['counts']['simulated']}")
+PY
+
+# A pipeline degree that does not divide the 32 layers, listed in --axes: the balanced split, with
+# the bound still below every simulated step and the same answer as exhaustive simulation.
+exact uneven --model hlat-7b --hw p4d.24xlarge --nodes 3 --seq 2048 --global-batch 96 \
+      --axes "pp=3,6;vs=1,2;attention=flash;fused=on;zero=1" --top-k 5
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+ex = json.load(open(f"{t}/uneven-ex.json"))
+uneven = [r for r in ex["top_by_throughput"] if r["pp"] in (3, 6)]
+assert uneven and all(r["pipeline_split"] == "balanced" for r in uneven), ex["top_by_throughput"]
+print(f"search exact with uneven pipeline degrees: {ex['counts']['fits']} layouts fit, pp {sorted({r['pp'] for r in ex['top_by_throughput']})} on top")
 PY
 
 exact stack --model hlat-7b --hw trn1.32xlarge,p4d.24xlarge --nodes 1 --seq 512 --global-batch 64 --stack torchtitan --top-k 10
