@@ -88,8 +88,10 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   if (w.cp > 1) j["workload"]["cp"] = w.cp;
   if (!s.hw.lnc_allowed.empty()) j["workload"]["lnc"] = s.hw.lnc;
   j["workload"]["execution"] = to_string(s.hw.host.execution);
-  if (w.ep > 1) j["workload"]["ep"] = w.ep;
-  if (w.ep > 1) j["workload"]["moe_dispatcher"] = w.moe_dispatcher == Workload::MoeDispatcher::PerDomain ? "deepep" : "alltoall";
+  if (w.ep > 1) {
+    j["workload"]["ep"] = w.ep;
+    j["workload"]["moe_dispatcher"] = moe_dispatcher_name(w);
+  }
   if (w.etp > 1) j["workload"]["etp"] = w.etp;
   j["throughput"] = {{"sequences_per_s", static_cast<double>(w.global_batch) / step},
                      {"tokens_per_s", tokens / step},

@@ -245,7 +245,7 @@ std::string workload_to_json(const Workload& w) {
   if (!w.pipeline_layout.empty()) j["parallel"]["pipeline_layout"] = w.pipeline_layout;
   else if (w.pipeline_split == Workload::PipelineSplit::Explicit) j["parallel"]["layers_per_stage"] = w.layers_per_stage;
   if (w.moe_load_imbalance != 1.0) j["parallel"]["moe_load_imbalance"] = w.moe_load_imbalance;
-  if (w.moe_dispatcher == Workload::MoeDispatcher::PerDomain) j["parallel"]["moe_dispatcher"] = "deepep";
+  if (w.moe_dispatcher == Workload::MoeDispatcher::PerDomain) j["parallel"]["moe_dispatcher"] = moe_dispatcher_name(w);
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["parallel"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["parallel"]["loss_parallel"] = false;
   if (!w.fsdp_reshard_after_forward) j["parallel"]["fsdp_reshard_after_forward"] = false;

@@ -170,6 +170,10 @@ struct Workload {
 
 // "per_micro_batch" or "per_step": the workload file's parallel.grad_reduce.
 inline const char* grad_reduce_name(const Workload& w) { return w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"; }
+// The workload field's value for a dispatcher ("alltoall" or "deepep").
+inline const char* moe_dispatcher_name(const Workload& w) {
+  return w.moe_dispatcher == Workload::MoeDispatcher::PerDomain ? "deepep" : "alltoall";
+}
 
 // A workload naming a "stack" needs `stacks` to find the profile's file (the app layer's
 // stack_path); without it such a workload is an error.

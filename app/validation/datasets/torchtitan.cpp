@@ -66,6 +66,8 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
   for (size_t r = 0; r < t.rows(); ++r) {
     const std::string model = t.at(r, "model"), hwcell = t.at(r, "hardware"), prec = t.at(r, "precision");
     const std::string rec = t.at(r, "recompute"), notes = t.at(r, "notes"), mbs = t.at(r, "micro_batch");
+    const int64_t gpus = inum(t, r, "gpus"), tp = inum(t, r, "tp"), pp = inum(t, r, "pp"), cp = inum(t, r, "cp");
+    const int64_t dp = gpus / (tp * pp * cp), gb = inum(t, r, "global_batch");
     ValidationCase c;
     c.dataset = "torchtitan";
     c.row = static_cast<int>(r + 1);
@@ -90,12 +92,10 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     // holds one stage per rank, a looped one (Interleaved 1F1B) two; layers that do not divide the
     // stages split as evenly as possible (the profile's balanced split); and without a stated
     // micro-batch count the local batch splits into as many micro-batches as there are stages.
-    const int64_t row_pp = inum(t, r, "pp");
     const int64_t stages_per_rank = contains(notes, "Interleaved") ? 2 : 1;
     std::string micro = mbs;
-    if (micro.empty() && row_pp > 1 && contains(notes, "1F1B")) {
-      const int64_t dp = inum(t, r, "gpus") / (inum(t, r, "tp") * row_pp * inum(t, r, "cp"));
-      const int64_t local = inum(t, r, "global_batch") / dp, stages = row_pp * stages_per_rank;
+    if (micro.empty() && pp > 1 && contains(notes, "1F1B")) {
+      const int64_t local = gb / dp, stages = pp * stages_per_rank;
       if (local % stages == 0) micro = std::to_string(local / stages);
     }
     if (micro.empty()) blockers.push_back("micro-batch not stated");
@@ -115,12 +115,10 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       ModelSpec m = llama3(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn);
       m.kv_heads = shape->kv;
       m.vocab = shape->vocab;
-      const int64_t gpus = inum(t, r, "gpus"), tp = inum(t, r, "tp"), pp = inum(t, r, "pp");
-      const int64_t seq = inum(t, r, "seq_len"), mb = std::stoll(micro), gb = inum(t, r, "global_batch");
+      const int64_t seq = inum(t, r, "seq_len"), mb = std::stoll(micro);
       m.max_seq = std::max(m.max_seq, seq);
       const int64_t per_node = cores_per_node_of(hw);
-      const int64_t cp = inum(t, r, "cp");
-      Workload w = workload(file, r, m, hw, std::max<int64_t>(1, gpus / per_node), tp, pp, gpus / (tp * pp * cp), mb, gb, seq);
+      Workload w = workload(file, r, m, hw, std::max<int64_t>(1, gpus / per_node), tp, pp, dp, mb, gb, seq);
       w.cp = cp;
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = p;
