@@ -48,7 +48,8 @@ void parallel_for(size_t begin, size_t end, int threads, F&& f) {
 
 void describe(PlanShape& sh, const StepPlan& plan) {
   sh.memory = rank_memory_inputs(plan);
-  for (const auto& st : plan.stages) sh.parameters.push_back(st.parameters), sh.expert_parameters.push_back(st.expert_parameters);
+  for (const auto& st : plan.stages)
+    sh.parameters.push_back(st.trainable_parameters), sh.expert_parameters.push_back(st.expert_parameters);
   sh.ranks = plan.ranks;
   sh.vstages = plan.virtual_stages;
   sh.ops_per_micro_batch = 0;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace trnsim {
@@ -93,6 +94,14 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
     j["workload"]["moe_dispatcher"] = moe_dispatcher_name(w);
   }
   if (w.etp > 1) j["workload"]["etp"] = w.etp;
+  if (w.document_tokens > 0) j["workload"]["document_tokens"] = w.document_tokens;
+  if (w.lora.active()) {
+    std::vector<int64_t> per_rank(static_cast<size_t>(s.plan.ranks), 0);  // the adapters a core holds
+    for (const auto& st : s.plan.stages) per_rank[static_cast<size_t>(st.rank)] += st.trainable_parameters;
+    j["workload"]["lora"] = {{"rank", w.lora.rank},
+                             {"targets", lora_target_names(w)},
+                             {"trainable_parameters_per_core", *std::max_element(per_rank.begin(), per_rank.end())}};
+  }
   j["throughput"] = {{"sequences_per_s", static_cast<double>(w.global_batch) / step},
                      {"tokens_per_s", tokens / step},
                      {"tokens_per_s_per_core", tokens / step / devices},
@@ -166,6 +175,15 @@ std::string render_text(const nlohmann::json& j) {
                    w["fused_qkv"].get<bool>(),
                    w["fused_gate_up"].get<bool>(), w["attention"].get<std::string>(), w["virtual_stages"].get<int64_t>(),
                    w["execution"].get<std::string>());
+  if (w.contains("document_tokens"))
+    o += fmt::format("  packed documents of {} tokens: attention runs within each document\n", w["document_tokens"].get<int64_t>());
+  if (w.contains("lora")) {
+    const auto& l = w["lora"];
+    std::vector<std::string> t(l["targets"].begin(), l["targets"].end());
+    o += fmt::format("  LoRA rank {} on {} (base frozen; at most {:.2f} M trainable parameters per core)\n",
+                     l["rank"].get<int64_t>(), fmt::join(t, ", "),
+                     static_cast<double>(l["trainable_parameters_per_core"].get<int64_t>()) / 1e6);
+  }
   if (w.contains("pipeline_layout"))
     o += fmt::format("  pipeline layout {} (E embedding, t decoder layer, m MTP, L loss, | chunk)\n",
                      w["pipeline_layout"].get<std::string>());

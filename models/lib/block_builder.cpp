@@ -85,6 +85,31 @@ struct Emitter {
   void linear(const std::string& name, int64_t m, int64_t k, int64_t n, int64_t batch = 1) {
     compute(ops::gemm(name, batch, m, k, n, c.q.active ? c.q.to : c.dt));
     if (c.q.active) out.back().grad_quant_passes = c.q.passes;
+    if (!c.w.lora.active()) return;
+    out.back().frozen = true;
+    if (lora_targets(name)) lora_adapter(name, m, k, n);
+  }
+  // Whether a block linear layer is one of the workload's LoRA targets (Megatron-Core names:
+  // linear_qkv = q, k, v or fused qkv; linear_proj = the attention output projection;
+  // linear_fc1 = gate, up or fused gate-up; linear_fc2 = down).
+  bool lora_targets(const std::string& name) const {
+    const Workload::Lora& l = c.w.lora;
+    if (name == "qkv" || name == "q" || name == "k" || name == "v") return l.qkv;
+    if (name == "out_proj") return l.proj;
+    if (name == "gate_up" || name == "gate" || name == "up") return l.fc1;
+    if (name == "down") return l.fc2;
+    return false;
+  }
+  // The adapter beside a frozen m x k x n linear (k, n: the rank's shard): x.A (k x r) and .B
+  // (r x n) in the compute dtype, then the sum into the base output. The rank-r tensors' TP
+  // collectives (m x r elements, under 1 % of the layer's traffic) are not modelled.
+  void lora_adapter(const std::string& name, int64_t m, int64_t k, int64_t n) {
+    const int64_t r = c.w.lora.rank;
+    compute(ops::gemm(name + ".lora_a", 1, m, k, r, c.dt));
+    out.back().lora_adapter = true;
+    compute(ops::gemm(name + ".lora_b", 1, m, r, n, c.dt));
+    out.back().lora_adapter = true;
+    elementwise(name + ".lora_add", m * n, 2, 1, false, 2);  // out + scale x (x.A.B)
   }
   int64_t h() const { return c.m.hidden; }
   int64_t t() const { return c.w.tp; }
@@ -142,8 +167,9 @@ struct Emitter {
   void dropout(const std::string& name, int64_t elems, bool core = false) {
     if (c.m.dropout > 0) elementwise(name, elems, 1, 2, false, 2, core);  // RNG mask + scale
   }
-  void gemm(const std::string& name, int64_t m, int64_t k, int64_t n) {
+  void gemm(const std::string& name, int64_t m, int64_t k, int64_t n) {  // a weight GEMM outside the LoRA targets
     compute(ops::gemm(name, 1, m, k, n, c.dt));
+    out.back().frozen = c.w.lora.active();
   }
 
   // QKV projection, rotary, attention core, output projection (no collective).
@@ -205,8 +231,10 @@ struct Emitter {
       const int64_t sq = s / c.w.cp;
       // A sliding-window layer's kernel skips key tiles outside the window (attention sinks, one
       // learned logit per head, add less than 1/window to the softmax and are not an op).
-      const int64_t n = c.m.sliding_window.windowed(layer) ? flash_window_key_columns(s, c.m.sliding_window.window)
-                                                           : flash_key_columns(s, !c.m.encoder);
+      // Packed documents: the variable-length kernel runs each document's own causal tiles.
+      const int64_t span = std::min(s, c.w.attention_span());
+      const int64_t n = c.m.sliding_window.windowed(layer) ? flash_window_key_columns(span, c.m.sliding_window.window)
+                                                           : flash_key_columns(span, !c.m.encoder);
       Bytes ring;
       if (c.w.cp > 1) {
         ring = Bytes(static_cast<double>((c.w.cp - 1) * b * sq * g * (dqk + dv)) * dtype_bytes(c.dt));
@@ -433,6 +461,7 @@ std::vector<FwdOp> embedding_forward(const ShardContext& c) {
   Emitter e{c, "embed.", {}, -1};
   const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
   e.compute(ops::embedding("lookup", T * h, c.dt));  // vocab-parallel: every rank looks up all tokens
+  e.out.back().frozen = c.w.lora.active();
   e.tp_boundary(Role::TpExit, "reduce");
   if (c.m.learned_positions > 0) e.elementwise("positions", Tl * h, 2, 1, false, 1);
   if (c.m.encoder) e.norm("norm", Tl);

@@ -32,6 +32,10 @@ struct FwdOp {
   // TpEnter whose forward gather moves low-precision data: the backward reduce-scatter moves
   // BF16 gradients of this size (0: the same bytes as forward).
   Bytes grad_comm_bytes;
+  // LoRA: a frozen base parameter's op (its backward computes no weight gradient), and the
+  // trainable adapter GEMMs beside a targeted linear layer (their weights: op.k x op.n each).
+  bool frozen = false;
+  bool lora_adapter = false;
   // Context parallelism: the last op of the attention core; its backward starts with the ring
   // exchange of K/V and their gradients (this many bytes), beside the attention backward.
   Bytes ring_bwd_bytes;

@@ -176,6 +176,7 @@ std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan) {
       if (st.rank != rank) continue;
       in.parameters += static_cast<double>(st.parameters);
       in.expert_parameters += static_cast<double>(st.expert_parameters);
+      in.trainable_parameters += static_cast<double>(st.trainable_parameters);
       in.layers += st.num_layers;
       if (st.num_layers > in.chunk_layers) in.chunk_first_layer = st.first_layer;
       in.chunk_layers = std::max(in.chunk_layers, st.num_layers);  // the largest chunk (uneven splits)
@@ -218,7 +219,11 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     const double Pe = in.expert_parameters, Pd = P - Pe;
     const double dshard = w.zero >= 1 ? static_cast<double>(w.dp_cp()) : 1.0;
     const double eshard = w.zero >= 1 ? static_cast<double>(w.edp()) : 1.0;
-    const double sharded = Pd / dshard + Pe / eshard;  // parameters whose states this core keeps
+    const double sharded = Pd / dshard + Pe / eshard;  // parameters this core keeps a shard of
+    // Parameters with gradients, master weights and optimizer states: all of them, or under LoRA
+    // only the adapters (dense, sharded over DP like any dense parameter); their ZeRO shard.
+    const double Pt = w.lora.active() ? in.trainable_parameters : P;
+    const double trained = w.lora.active() ? Pt / dshard : sharded;
     b.weights = Bytes(P * pbytes);
     if (w.zero == 3 && w.dp_cp() > 1) {
       // ZeRO-3 / FSDP: a parameter shard, plus two pieces gathered whole (the one running and the
@@ -228,7 +233,8 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       if (last) piece = std::max(piece, static_cast<double>(m.head_parameters()));
       // With fsdp_shard "master" the shard is the FP32 master itself (counted below): only the
       // gathered pieces exist in the compute dtype.
-      const double shard = w.fsdp_shard == Workload::FsdpShard::Master && has_fp32_master(w.precision) ? 0.0 : sharded;
+      const double shard =
+          w.fsdp_shard == Workload::FsdpShard::Master && has_fp32_master(w.precision) && !w.lora.active() ? 0.0 : sharded;
       // Gathered at once: the running piece and the prefetched ones; without resharding after
       // forward, every piece of the rank stays gathered until its backward.
       const double gathered = w.fsdp_reshard_after_forward ? static_cast<double>(1 + w.fsdp_prefetch) * piece / static_cast<double>(w.tp)
@@ -239,10 +245,10 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     // ZeRO-3 reducing once per step (FSDP2 without gradient sync until the last micro-batch, as a
     // pipeline schedule runs it) accumulates every unsharded gradient in the gradient dtype
     // (FSDP2's unsharded_accumulated_grad in reduce_dtype) beside the shard.
-    const double in_flight_grads = w.reduce_every_micro_batch ? P / static_cast<double>(std::max<int64_t>(1, layers)) : P;
-    b.gradients = w.zero >= 2 ? Bytes(sharded * gbytes + in_flight_grads * gbytes) : Bytes(P * gbytes);
-    b.optimizer_states = Bytes(sharded * 8.0);  // FP32 first and second moments
-    if (has_fp32_master(w.precision)) b.master_weights = Bytes(sharded * 4.0);
+    const double in_flight_grads = w.reduce_every_micro_batch ? Pt / static_cast<double>(std::max<int64_t>(1, layers)) : Pt;
+    b.gradients = w.zero >= 2 ? Bytes(trained * gbytes + in_flight_grads * gbytes) : Bytes(Pt * gbytes);
+    b.optimizer_states = Bytes(trained * 8.0);  // FP32 first and second moments
+    if (has_fp32_master(w.precision)) b.master_weights = Bytes(trained * 4.0);
     // Low-precision copies of the linear weights, row-wise and transposed / column-wise (TE keeps
     // both between steps); under ZeRO-3 only the gathered pieces (two layers) hold them.
     if (is_low_precision(lin)) {

@@ -39,6 +39,7 @@ struct RankMemoryInputs {
   double parameters = 0;            // held by the core, all its chunks
   double linear_parameters = 0;     // of those, the weights of low-precision linear GEMMs
   double expert_parameters = 0;     // of those, routed experts (ZeRO shards them over the EDP ranks)
+  double trainable_parameters = 0;  // of those, the ones with gradients and optimizer states (LoRA: the adapters)
   int64_t layers = 0, chunk_layers = 0;
   int64_t chunk_first_layer = 0;    // first layer of that largest chunk (hybrid models sum its layers)
   bool first = false, last = false;  // holds the embedding / the LM head (FP32 logits)

@@ -46,6 +46,9 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if ((w.tp * w.dp) % (w.ep * w.etp) != 0)
     fail("/parallel/etp", fmt::format("ep x etp = {} must divide tp x dp = {} (the expert grid re-arranges the TP and DP "
                                       "ranks of one pipeline stage)", w.ep * w.etp, w.tp * w.dp));
+  if (w.lora.active() && (m.moe.active() || m.mla.active() || m.hybrid() || m.encoder))
+    fail("/lora", fmt::format("LoRA is modelled for dense attention / MLP decoders; {} has {} layers (use full training)",
+                              m.name, m.moe.active() ? "MoE" : m.mla.active() ? "latent-attention" : m.hybrid() ? "Mamba-2" : "encoder"));
   if (w.cp > 1 && w.attention != Attention::Flash)
     fail("/attention", "context parallelism runs attention as a ring of flash kernels; set attention \"flash\"");
   if (m.moe.active() && w.tp > 1 && !w.sequence_parallel)
@@ -174,7 +177,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
         out.push_back(std::move(ex));
       }
       out.push_back(std::move(dg));
-      out.push_back(std::move(wg));
+      if (!f.frozen) out.push_back(std::move(wg));  // a frozen (LoRA base) weight has no gradient
       break;
     }
     case OpKind::Softmax:
@@ -199,6 +202,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
       break;
     }
     case OpKind::Embedding: {
+      if (f.frozen) break;  // a frozen table: no gradient to scatter
       Op b = o;
       b.label = o.label + ".bwd";  // scatter-add of the gradient rows
       b.engine = Engine::GpSimd;
@@ -330,6 +334,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       int64_t params;
       bool is_block;
       int64_t expert_params = 0;  // of params: routed experts (whole on their EP rank, reduced over EDP)
+      int64_t trainable = 0;      // LoRA: of params, the adapters' (the only ones with gradients)
     };
     std::vector<Piece> pieces;
     if (st.first) pieces.push_back({embedding_forward(ctx), m.embedding_parameters() / w.tp, false});
@@ -345,10 +350,21 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         pieces.push_back({mtp_forward(ctx, d), (m.mtp_parameters() - m.mtp_expert_parameters()) / m.mtp_layers / w.tp + experts,
                           true, experts});
       }
-    for (auto& p : pieces) st.parameters += p.params, st.expert_parameters += p.expert_params;
+    // LoRA: the adapters' weights are held beside the frozen base and are all that trains.
+    for (auto& p : pieces) {
+      if (w.lora.active()) {
+        p.trainable = 0;
+        for (const auto& f : p.fwd)
+          if (f.lora_adapter) p.trainable += f.op.k * f.op.n;
+        p.params += p.trainable;
+      }
+      st.parameters += p.params, st.expert_parameters += p.expert_params;
+      st.trainable_parameters += w.lora.active() ? p.trainable : p.params;
+    }
     // MTP looks up the next tokens in the shared embedding: the last stage keeps a copy.
     if (st.last && m.mtp_layers > 0 && w.pp > 1) st.parameters += m.vocab * m.hidden / w.tp;
     if (st.last && m.tied_embeddings && w.pp > 1) st.parameters += m.vocab * m.hidden / w.tp;  // head's copy
+    if (!w.lora.active()) st.trainable_parameters = st.parameters;
 
     // Reserve the graph's vertex storage: a search builds plans by the hundred thousand and
     // growing it (reallocate, copy every Op) was a fifth of its CPU. Per forward op:
@@ -434,19 +450,19 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         boost::add_edge(st.backward.back(), v, st.graph);
         st.dp_buckets.push_back({v, st.backward.size() - 1});
       };
-      bucket(label, Group::DP, w.dp_cp(), it->params - it->expert_params);
+      bucket(label, Group::DP, w.dp_cp(), (w.lora.active() ? it->trainable : it->params) - it->expert_params);
       bucket(label + ".experts", Group::EDP, w.edp(), it->expert_params);
     }
     // Optimizer step: gradient-norm pass, AdamW, and the ZeRO-1 parameter all-gather.
     const double param_bytes = dtype_bytes(dt);
-    const auto compute = optimizer_compute_ops(st.parameters, w, st.expert_parameters);
+    const auto compute = optimizer_compute_ops(st.trainable_parameters, w, st.expert_parameters);
     OpVertex nv = gb.add(compute[0]);
     for (auto& b : st.dp_buckets) boost::add_edge(b.op, nv, st.graph);
     st.optimizer.push_back(nv);
     st.optimizer.push_back(gb.add(compute[1]));
     if ((w.zero == 1 || w.zero == 2) && w.dp_cp() > 1) {  // ZeRO-3 keeps its parameters sharded
       Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp_cp()),
-                              Bytes(static_cast<double>(st.parameters) * param_bytes));
+                              Bytes(static_cast<double>(st.trainable_parameters) * param_bytes));
       ag.phase = Phase::Optimizer;
       st.optimizer.push_back(gb.add(ag));
     }

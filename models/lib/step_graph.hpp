@@ -28,6 +28,7 @@ struct StageProgram {
   bool first = false, last = false;
   int64_t parameters = 0;            // parameters held by this core (after TP sharding)
   int64_t expert_parameters = 0;     // of those, routed-expert parameters (after EP sharding)
+  int64_t trainable_parameters = 0;  // of those, the ones the optimizer updates (LoRA: the adapters; else all)
   OpGraph graph;
   std::vector<OpVertex> forward;     // one micro-batch, in order
   std::vector<OpVertex> backward;    // one micro-batch, recompute included, in order

@@ -166,7 +166,16 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     w.micro_batch = b.integer("micro_batch", 1, 1 << 20);
     w.global_batch = b.integer("global_batch", 1, 1 << 30);
     w.seq_len = b.integer("seq_len", 1, 1 << 22);
+    w.document_tokens = b.integer_or("document_tokens", 0, 1, 1 << 22);
     b.finish();
+    if (w.document_tokens > w.seq_len)
+      b.fail("document_tokens", fmt::format("documents of {} tokens do not fit a sequence of {}; use at most seq_len, or "
+                                            "remove document_tokens for one document per sequence",
+                                            w.document_tokens, w.seq_len));
+    if (w.document_tokens == w.seq_len) w.document_tokens = 0;
+    if (w.document_tokens > 0 && w.cp > 1)
+      b.fail("document_tokens", "packed documents with context parallelism are not modelled (the ring's causal balance "
+                                "assumes one document); remove document_tokens or use cp 1");
     if (w.seq_len % (2 * w.cp) != 0)
       b.fail("seq_len", fmt::format("context parallelism splits each sequence into 2 x cp = {} chunks; use a seq_len "
                                     "divisible by {}", 2 * w.cp, 2 * w.cp));
@@ -211,6 +220,22 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     f.finish();
   }
   w.attention = r.choice_or("attention", "unfused", {"unfused", "flash"}) == "flash" ? Attention::Flash : Attention::Unfused;
+  if (r.has("lora")) {
+    auto l = r.child("lora");
+    w.lora.rank = l.integer("rank", 1, 1 << 16);
+    if (l.has("targets")) {
+      w.lora.qkv = w.lora.proj = w.lora.fc1 = w.lora.fc2 = false;
+      for (const std::string& t : l.strings("targets")) {
+        if (t == "linear_qkv") w.lora.qkv = true;
+        else if (t == "linear_proj") w.lora.proj = true;
+        else if (t == "linear_fc1") w.lora.fc1 = true;
+        else if (t == "linear_fc2") w.lora.fc2 = true;
+        else
+          l.fail("targets", fmt::format("unknown target \"{}\"; use linear_qkv, linear_proj, linear_fc1 or linear_fc2", t));
+      }
+    }
+    l.finish();
+  }
   w.price_plan = r.choice_or("price_plan", "on_demand", {"on_demand", "reserved"}) == "on_demand" ? PricePlan::OnDemand
                                                                                                  : PricePlan::Reserved;
   r.finish();
@@ -251,6 +276,7 @@ std::string workload_to_json(const Workload& w) {
   if (!w.fsdp_reshard_after_forward) j["parallel"]["fsdp_reshard_after_forward"] = false;
   if (w.fsdp_prefetch != 1) j["parallel"]["fsdp_prefetch"] = w.fsdp_prefetch;
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
+  if (w.document_tokens > 0) j["batch"]["document_tokens"] = w.document_tokens;
   j["precision"] = to_string(w.precision);
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
@@ -259,6 +285,7 @@ std::string workload_to_json(const Workload& w) {
   if (w.checkpoint_layers > 0) j["checkpoint_layers"] = w.checkpoint_layers;
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}, {"elementwise", w.fused_elementwise}};
   j["attention"] = to_string(w.attention);
+  if (w.lora.active()) j["lora"] = {{"rank", w.lora.rank}, {"targets", lora_target_names(w)}};
   j["price_plan"] = to_string(w.price_plan);
   // Fields the profile supplied, and still at its value, are left to it, so the document loads back
   // with the same provenance; a field changed since (a run's own choice) stays written out.

@@ -103,6 +103,21 @@ struct Workload {
   std::string pipeline_layout;
   int64_t layout_mtp = 0;  // MTP modules the layout places ('m'), checked against the model
   int64_t micro_batch = 1, global_batch = 1, seq_len = 0;
+  // Documents packed into each sequence (fine-tuning on packed samples, pre-training with document
+  // masking): attention runs within a document (flash attention's variable-length / THD form with
+  // cu_seqlens), so a flash kernel computes doc x doc causal tiles per document, not seq x seq.
+  // The cost-weighted length (sum of squares over sum); 0: one document per sequence.
+  int64_t document_tokens = 0;
+  int64_t attention_span() const { return document_tokens > 0 ? document_tokens : seq_len; }
+  // Low-rank adaptation (LoRA, Hu et al. 2021): every base parameter is frozen (no weight
+  // gradient, no gradient reduction, no optimizer state); each targeted linear layer W gets a
+  // trainable x.A.B path of rank `rank` beside it (A: in x r, B: r x out), whose gradients and
+  // optimizer states are all that train. Targets by Megatron-Core's module names.
+  struct Lora {
+    int64_t rank = 0;  // 0: full training
+    bool qkv = true, proj = true, fc1 = true, fc2 = true;  // linear_qkv, linear_proj, linear_fc1, linear_fc2
+    bool active() const { return rank > 0; }
+  } lora;
   Precision precision = Precision::BF16_SR;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // only with precision fp8
   // Gradient buffers and their DP reduction: BF16 for bf16-sr; for mixed-bf16 FP32 main
@@ -173,6 +188,16 @@ inline const char* grad_reduce_name(const Workload& w) { return w.reduce_every_m
 // The workload field's value for a dispatcher ("alltoall" or "deepep").
 inline const char* moe_dispatcher_name(const Workload& w) {
   return w.moe_dispatcher == Workload::MoeDispatcher::PerDomain ? "deepep" : "alltoall";
+}
+
+// The LoRA targets by Megatron-Core's module names, in layer order.
+inline std::vector<std::string> lora_target_names(const Workload& w) {
+  std::vector<std::string> out;
+  if (w.lora.qkv) out.push_back("linear_qkv");
+  if (w.lora.proj) out.push_back("linear_proj");
+  if (w.lora.fc1) out.push_back("linear_fc1");
+  if (w.lora.fc2) out.push_back("linear_fc2");
+  return out;
 }
 
 // A workload naming a "stack" needs `stacks` to find the profile's file (the app layer's

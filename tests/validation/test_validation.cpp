@@ -165,6 +165,28 @@ TEST_CASE("NVIDIA NeMo rows name every missing feature", "[validation]") {
   CHECK(nano == 24);
 }
 
+TEST_CASE("NeMo fine-tuning rows: packed SQuAD samples, SFT as training, LoRA on the published defaults", "[validation]") {
+  const auto v = load_dataset("nvidia_nemo_finetune", kCsv);
+  // NeMo 24.07's mixed table: row 13 (Llama 2 7B, 682 model TFLOP/s at 17,120 tokens/s = 5.9 N per
+  // token) is SFT; row 16 (673 at 25,206 = 4.0 N) is LoRA, on linear_qkv only (NeMo 1.x).
+  const auto& sft = row(v, 13, Metric::TokensPerSPerGpu);
+  REQUIRE(sft.has_workload);
+  CHECK_FALSE(sft.workload.lora.active());
+  CHECK(sft.workload.document_tokens == 256);
+  const auto& lora = row(v, 16, Metric::TokensPerSPerGpu);
+  REQUIRE(lora.has_workload);
+  CHECK(lora.workload.lora.rank == 32);
+  CHECK((lora.workload.lora.qkv && !lora.workload.lora.proj && !lora.workload.lora.fc1 && !lora.workload.lora.fc2));
+  // Megatron-Bridge 26.06: the section names the mode; LoRA on all four linear layers.
+  const auto& mb = row(v, 350, Metric::TokensPerSPerGpu);
+  REQUIRE(mb.has_workload);
+  CHECK((mb.workload.lora.qkv && mb.workload.lora.proj && mb.workload.lora.fc1 && mb.workload.lora.fc2));
+  CHECK_FALSE(row(v, 345, Metric::TokensPerSPerGpu).workload.lora.active());  // "SFT Performance"
+  CHECK(v.size() == 25);
+  for (const auto& c : v) CHECK(c.not_expressible.empty());
+  for (const auto& c : load_dataset("nvidia_nemo", kCsv)) CHECK(c.model_name.find("Fine") == std::string::npos);
+}
+
 TEST_CASE("every corpus row is predicted, calibration, not expressible or refused", "[validation]") {
   ValidationOptions opt;
   opt.csv_dir = kCsv;

@@ -48,7 +48,11 @@ std::vector<ValidationCase> vtrain(const std::string& file, const std::string& d
 std::vector<ValidationCase> neuron_trn1(const std::string& file);
 // The NeMo tables in two populations: dense models, and MoE models (moe_rows), reported and
 // calibrated as separate datasets (their software stacks changed at different rates).
-std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows);
+// The NeMo / Megatron-Bridge table's rows of one kind, each kind its own dataset: dense
+// pre-training (nvidia_nemo), MoE pre-training (nvidia_nemo_moe), fine-tuning, SFT and LoRA
+// (nvidia_nemo_finetune; its structural assumptions, packed samples and adapters, are its own).
+enum class NemoRows { Dense, Moe, FineTuning };
+std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind);
 std::vector<ValidationCase> torchtitan(const std::string& file);
 std::vector<ValidationCase> kempnerforge(const std::string& file);
 std::vector<ValidationCase> llmfoundry(const std::string& file);

@@ -101,9 +101,39 @@ const NemoMoe* moe_of(const std::string& model) {
   return nullptr;
 }
 
+// Fine-tuning rows (declared assumptions, the same for every such row; docs/stacks.md):
+// - Data: SQuAD v1.1 packed to the sequence length (the page's note), attention within each
+//   packed sample (NeMo's packed-sequence SFT runs TE's THD attention with cu_seqlens). A sample
+//   is the context, question and answer, about 200 Llama tokens (SQuAD paragraphs average ~120
+//   words; recalled, not in the sources): 256 tokens cost-weighted.
+// - SFT trains every parameter like pre-training. LoRA: rank 32 (NeMo's and Megatron-Bridge's
+//   default adapter_dim / dim), on linear_qkv only in NeMo 24.07 (NeMo 1.x lora_tuning's default
+//   target_modules ['attention_qkv']) and on linear_qkv, linear_proj, linear_fc1 and linear_fc2
+//   from Megatron-Bridge on (its LoRA default); both recalled, not in the sources.
+// - NeMo 24.07's one "Finetuning" table mixes SFT and LoRA rows; the CSV lost that column. The
+//   page's model TFLOP/s counts 6 N FLOPs per token for SFT and 4 N for LoRA (checked on the 26.06
+//   rows, whose sections name the mode: 6.2 N and 4.0 N), so a row's model TFLOP/s per token over
+//   its model's N says which table it came from. The ratio does not depend on the measured speed.
+constexpr int64_t kPackedSampleTokens = 256;
+constexpr int64_t kLoraRank = 32;
+
+void fine_tuning(Workload& w, const ModelSpec& m, const CsvTable& t, size_t r, bool lora_section) {
+  w.document_tokens = std::min(kPackedSampleTokens, w.seq_len);
+  bool lora = lora_section;
+  const bool mixed_table = !contains(t.at(r, "task"), "SFT") && !lora_section;
+  if (mixed_table) {
+    const double flops_per_token = num(t, r, "model_tflops_per_gpu") * 1e12 / num(t, r, "tokens_per_s_per_gpu");
+    lora = flops_per_token < 5.0 * static_cast<double>(m.total_parameters());
+  }
+  if (!lora) return;
+  w.lora.rank = kLoraRank;
+  const bool nemo1 = contains(t.at(r, "container"), "24.");
+  w.lora.proj = w.lora.fc1 = w.lora.fc2 = !nemo1;
+}
+
 }  // namespace
 
-std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
+std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
   const std::map<std::string, std::string> systems = {{"DGX-H100", "dgx-h100"},    {"DGX-B200", "dgx-b200"},
@@ -118,9 +148,13 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
       try { return static_cast<int64_t>(std::stoll(s)); } catch (const std::exception&) { return fallback; }
     };
     const NemoMoe* moe = moe_of(name);
-    if ((moe != nullptr || cell_num("EP", 1) > 1) != moe_rows) continue;
+    const bool pretrain = contains(task, "Pre");
+    const NemoRows row_kind = !pretrain ? NemoRows::FineTuning
+                              : (moe != nullptr || cell_num("EP", 1) > 1) ? NemoRows::Moe
+                                                                           : NemoRows::Dense;
+    if (row_kind != kind) continue;
     ValidationCase c;
-    c.dataset = moe_rows ? "nvidia_nemo_moe" : "nvidia_nemo";
+    c.dataset = kind == NemoRows::Moe ? "nvidia_nemo_moe" : kind == NemoRows::FineTuning ? "nvidia_nemo_finetune" : "nvidia_nemo";
     c.row = static_cast<int>(r + 1);
     c.family = contains(sys, "H100") ? "h100" : "blackwell";
     c.model_name = name;
@@ -138,7 +172,10 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
     if (moe && !moe->model_file) {
       blockers.push_back(std::string("MoE: ") + moe->missing);
     }
-    if (!contains(task, "Pre")) blockers.push_back("fine-tuning / LoRA");
+    const bool sft = contains(task, "SFT"), lora = contains(task, "LoRA");
+    if (!pretrain && !sft && !lora && !contains(task, "Finetuning")) blockers.push_back("task \"" + task + "\" unknown");
+    if (contains(task, "Finetuning") && (t.at(r, "model_tflops_per_gpu").empty() || t.at(r, "tokens_per_s_per_gpu").empty()))
+      blockers.push_back("fine-tuning mode (SFT or LoRA) not stated");
     const bool fsdp_on = !fsdp.empty() && fsdp[0] != '0';
     const NemoShape* shape = nullptr;
     for (const auto& s : kNemoShapes)
@@ -200,6 +237,7 @@ std::vector<ValidationCase> nemo(const std::string& file, bool moe_rows) {
       } else if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0) {
         w.pipeline_split = Workload::PipelineSplit::EmbeddingAndLoss;
       }
+      if (!pretrain) fine_tuning(w, m, t, r, lora);
       c.has_workload = true;
       c.workload = w;
       c.model = m;

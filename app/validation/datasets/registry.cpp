@@ -10,7 +10,8 @@ using namespace datasets;
 
 const std::vector<std::string>& dataset_names() {
   static const std::vector<std::string> names = {"seed", "korthikanti2022", "vtrain_multi", "vtrain_single",
-                                                 "aws_neuron_trn1", "nvidia_nemo", "nvidia_nemo_moe"};
+                                                 "aws_neuron_trn1", "nvidia_nemo", "nvidia_nemo_moe",
+                                                 "nvidia_nemo_finetune"};
   return names;
 }
 
@@ -31,8 +32,9 @@ std::vector<ValidationCase> load_dataset(const std::string& name, const std::str
   if (name == "vtrain_multi") return vtrain(dir + "/vtrain_ground_truth_multi.csv", name);
   if (name == "vtrain_single") return vtrain(dir + "/vtrain_ground_truth_single.csv", name);
   if (name == "aws_neuron_trn1") return neuron_trn1(dir + "/aws_neuron_trn1_training.csv");
-  if (name == "nvidia_nemo") return nemo(dir + "/nvidia_nemo_megatron_bridge.csv", false);
-  if (name == "nvidia_nemo_moe") return nemo(dir + "/nvidia_nemo_megatron_bridge.csv", true);
+  if (name == "nvidia_nemo") return nemo(dir + "/nvidia_nemo_megatron_bridge.csv", NemoRows::Dense);
+  if (name == "nvidia_nemo_moe") return nemo(dir + "/nvidia_nemo_megatron_bridge.csv", NemoRows::Moe);
+  if (name == "nvidia_nemo_finetune") return nemo(dir + "/nvidia_nemo_megatron_bridge.csv", NemoRows::FineTuning);
   if (name == "torchtitan") return torchtitan(dir + "/torchtitan.csv");
   if (name == "kempnerforge") return kempnerforge(dir + "/kempnerforge_h200.csv");
   if (name == "llmfoundry") return llmfoundry(dir + "/llmfoundry_mpt_2023_07_a100_80gb.csv");
