@@ -279,6 +279,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.tp_overlap_forward = w.tp_overlap && st.tp_overlap_forward;  // how the stack overlaps, where it does
     w.moe_load_imbalance = st.moe_load_imbalance;
     w.moe_dispatcher = st.moe_dispatcher;
+    w.moe_grouped_gemm = st.moe_grouped_gemm;
     w.reduce_every_micro_batch = w.zero >= 2;
     if (w.precision == Precision::FP8) w.fp8_recipe = st.fp8_recipe;
   }

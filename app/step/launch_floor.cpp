@@ -17,7 +17,7 @@ void apply_launch_floor(const StageProgram& st, const std::vector<OpVertex>& lis
       continue;
     }
     if (!fused(i)) {
-      d[i] = std::max(d[i], dispatch_s);
+      d[i] = std::max(d[i], dispatch_s * st.graph[list[i]].launches);
       ++i;
       continue;
     }

@@ -12,8 +12,8 @@
 namespace trnsim {
 
 // `d[i]` holds the device time of list[i] (collectives: ignored, they end a fused run); on return
-// each launch lasts at least `dispatch_s`: a lone op max(d, floor), a fused run's first op d +
-// max(0, floor - the run's total).
+// each launch lasts at least `dispatch_s`: a lone op max(d, launches x floor) (Op::launches: an op
+// the framework issues as several kernels), a fused run's first op d + max(0, floor - the run's total).
 void apply_launch_floor(const StageProgram& st, const std::vector<OpVertex>& list, double dispatch_s, std::vector<double>& d);
 
 }  // namespace trnsim

@@ -85,6 +85,7 @@ struct Emitter {
   void linear(const std::string& name, int64_t m, int64_t k, int64_t n, int64_t batch = 1) {
     compute(ops::gemm(name, batch, m, k, n, c.q.active ? c.q.to : c.dt));
     if (c.q.active) out.back().grad_quant_passes = c.q.passes;
+    if (batch > 1 && c.w.moe_grouped_gemm == Workload::MoeGroupedGemm::PerExpert) out.back().op.launches = static_cast<int>(batch);
     if (!c.w.lora.active()) return;
     out.back().frozen = true;
     if (lora_targets(name)) lora_adapter(name, m, k, n);
@@ -269,6 +270,17 @@ struct Emitter {
   // whose ranks all-gather the tokens they were dispatched (so each runs the group's tokens on its
   // slice of the FFN) and reduce-scatter the partial outputs before the combine (Megatron-Core's
   // all-to-all dispatcher with expert_tensor_parallel_size > 1).
+  //
+  // Kernel launches (Op::launches; eager execution pays the host's dispatch time for each): the
+  // router's scoring, top-k and load-balancing loss, and the dispatcher's bookkeeping and
+  // permutations, are many small kernels in every eager MoE layer. Counts declared from
+  // Megatron-Core's TopKRouter and MoEAlltoAllTokenDispatcher (2025, recalled, not in the sources):
+  // router 20 (score function, top-k, probability normalisation and scaling, scatter into the
+  // routing map, the auxiliary loss's scores / counts / products / scaler), permute 6 (token counts,
+  // their exchange and device-to-host split sizes, the permutation, the sort of chunks by local
+  // expert), un-permute 4 (unsort, un-permute, probability weighting, sum); backward one per kernel.
+  // A per-expert grouped GEMM (moe_grouped_gemm) launches once per local expert.
+  static constexpr int kRouterLaunches = 20, kPermuteLaunches = 6, kUnpermuteLaunches = 4;
   void moe() {
     const MoeSpec& e = c.m.moe;
     const int64_t Tl = c.local_tokens(), ep = c.w.ep, el = e.experts / ep, etp = c.w.etp;
@@ -277,7 +289,9 @@ struct Emitter {
         std::ceil(static_cast<double>(gathered) * c.w.moe_load_imbalance / static_cast<double>(el)));
     gemm("router", Tl, h(), e.experts);
     compute(ops::vector_op(OpKind::Softmax, "router.topk", Tl * e.experts, e.experts, 1, 3, true, 5, c.dt));
+    out.back().op.launches = kRouterLaunches;
     elementwise("moe.permute", routed * h(), 1, 1, false, 0);
+    out.back().op.launches = kPermuteLaunches;
     const Bytes buffer(static_cast<double>(routed * h()) * dtype_bytes(c.dt));
     auto all_to_all = [&](const char* name) {
       Op a = ops::collective(OpKind::AllToAll, prefix + name, Group::EP, static_cast<int>(ep), buffer);
@@ -307,6 +321,7 @@ struct Emitter {
                      Role::Scatter});
     if (ep > 1) all_to_all("moe.combine");
     elementwise("moe.unpermute", routed * h(), 2, 1, false, 2);
+    out.back().op.launches = kUnpermuteLaunches;
   }
   // Mamba-2 mixer with state-space duality (Dao & Gu 2024, mamba_ssm's chunked scan), heads and
   // groups split over TP like attention heads. Per chunk of Q tokens: C·B^T within the chunk

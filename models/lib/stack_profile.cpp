@@ -17,7 +17,7 @@ const std::vector<std::string>& stack_settable_fields() {
       "attention",         "checkpointing",          "execution",           "grad_dtype",
       "fp8_recipe",        "fused/qkv",              "fused/gate_up",       "fused/elementwise",   "parallel/sequence_parallel",
       "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap", "parallel/tp_overlap_forward",
-      "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance", "parallel/moe_dispatcher",
+      "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance", "parallel/moe_dispatcher", "parallel/moe_grouped_gemm",
       "parallel/fsdp_shard", "parallel/fsdp_reshard_after_forward", "parallel/fsdp_prefetch", "parallel/loss_parallel"};
   return fields;
 }

@@ -159,6 +159,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
       }
       Op dg = ops::gemm(o.label + ".dgrad", o.batch, o.m, o.n, o.k, o.dtype);
       Op wg = ops::gemm(o.label + ".wgrad", o.batch, o.k, o.m, o.n, o.dtype);
+      dg.launches = wg.launches = o.launches;  // a per-expert loop in forward loops in backward too
       // Only GEMMs whose B operand is a parameter have a weight gradient; in attention's core
       // (QK^T, xV) both operands are activations and both gradients feed the chain.
       wg.weight_grad = !f.attention_core;
@@ -184,6 +185,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
     case OpKind::CrossEntropy: {
       Op b = ops::vector_op(OpKind::Elementwise, o.label + ".bwd", o.elements, o.row, 2, o.kind == OpKind::Softmax ? 3 : 2,
                             false, 3, o.dtype);
+      b.launches = o.launches;  // autograd runs one backward kernel per forward kernel
       b.onchip_in = o.onchip_in;
       b.onchip_out = o.onchip_out;
       out.push_back(std::move(b));
@@ -198,6 +200,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
     case OpKind::Elementwise: {
       Op b = ops::vector_op(OpKind::Elementwise, o.label + ".bwd", o.elements, o.row, o.inputs + 1, std::max(1, o.passes),
                             o.transcendental, o.flops.base() / std::max<int64_t>(1, o.elements), o.dtype);
+      b.launches = o.launches;
       out.push_back(std::move(b));
       break;
     }

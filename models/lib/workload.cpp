@@ -104,6 +104,9 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     w.moe_dispatcher = p.choice_or("moe_dispatcher", "alltoall", {"alltoall", "deepep"}) == "deepep"
                            ? Workload::MoeDispatcher::PerDomain
                            : Workload::MoeDispatcher::AllToAll;
+    w.moe_grouped_gemm = p.choice_or("moe_grouped_gemm", "fused", {"fused", "per_expert"}) == "per_expert"
+                             ? Workload::MoeGroupedGemm::PerExpert
+                             : Workload::MoeGroupedGemm::Fused;
     w.sequence_parallel = p.boolean("sequence_parallel");
     w.zero = static_cast<int>(p.integer("zero", 0, 3));
     w.schedule = p.choice_or("schedule", "1f1b", {"1f1b", "gpipe"}) == "1f1b" ? Schedule::OneF1B : Schedule::GPipe;
@@ -271,6 +274,7 @@ std::string workload_to_json(const Workload& w) {
   else if (w.pipeline_split == Workload::PipelineSplit::Explicit) j["parallel"]["layers_per_stage"] = w.layers_per_stage;
   if (w.moe_load_imbalance != 1.0) j["parallel"]["moe_load_imbalance"] = w.moe_load_imbalance;
   if (w.moe_dispatcher == Workload::MoeDispatcher::PerDomain) j["parallel"]["moe_dispatcher"] = moe_dispatcher_name(w);
+  if (w.moe_grouped_gemm == Workload::MoeGroupedGemm::PerExpert) j["parallel"]["moe_grouped_gemm"] = "per_expert";
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["parallel"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["parallel"]["loss_parallel"] = false;
   if (!w.fsdp_reshard_after_forward) j["parallel"]["fsdp_reshard_after_forward"] = false;

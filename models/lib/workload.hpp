@@ -81,6 +81,11 @@ struct Workload {
   // alltoall dispatcher); PerDomain sends a token once per destination scale-up domain and fans it
   // out over the intra-node links there (the flex dispatcher with DeepEP / HybridEP).
   enum class MoeDispatcher { AllToAll, PerDomain } moe_dispatcher = MoeDispatcher::AllToAll;
+  // How a rank's experts run their GEMMs: Fused, one grouped-GEMM kernel for all local experts
+  // (CUTLASS grouped GEMM, torch._grouped_mm); PerExpert, one GEMM launch per local expert
+  // (Transformer Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP uses, loops cuBLAS
+  // GEMMs over the experts on the host), so eager execution pays one launch per local expert.
+  enum class MoeGroupedGemm { Fused, PerExpert } moe_grouped_gemm = MoeGroupedGemm::Fused;
   int64_t edp() const { return tp * dp / (ep * etp); }
   bool sequence_parallel = false;
   int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients; 3: + parameters (FSDP)

@@ -68,3 +68,39 @@ TEST_CASE("flash attention on DGX H100 within TE's published cuDNN / flash-attn 
   CHECK(flash_us >= 0.366e3 * 0.9);  // not faster than cuDNN's kernel (less 10 %)
   CHECK(flash_us <= 0.585e3);        // nor slower than flash-attn's
 }
+
+TEST_CASE("an op the framework issues as several kernels pays one floor per launch", "[host][launch][moe]") {
+  // Qwen3-30B-A3B on EP 8: 16 local experts. Under Transformer Engine's GroupedLinear (per_expert)
+  // each expert GEMM is one launch, in forward, dgrad and wgrad; the router and the dispatcher's
+  // permutations are the declared kernel counts (block_builder.cpp), their backward one per kernel.
+  const auto m = load_model_spec(model_path("qwen3-30b-a3b"));
+  Workload w = test::moe_workload("qwen3-30b-a3b", "gb200-nvl72", 2, 1, 8, 8, 1, 16, 4096);
+  w.execution = "eager";
+  const auto fused = build_step_plan(m, w);
+  w.moe_grouped_gemm = Workload::MoeGroupedGemm::PerExpert;
+  const auto loop = build_step_plan(m, w);
+  for (const char* label : {"L0.experts.gate_up", "L0.experts.gate_up.dgrad", "L0.experts.down.wgrad"}) {
+    INFO(label);
+    REQUIRE(test::op_named(loop, label));
+    CHECK(test::op_named(loop, label)->launches == 16);
+    CHECK(test::op_named(fused, label)->launches == 1);
+  }
+  CHECK(test::op_named(loop, "L0.router.topk")->launches == 20);
+  CHECK(test::op_named(loop, "L0.router.topk.bwd")->launches == 20);
+  CHECK(test::op_named(loop, "L0.moe.permute")->launches == 6);
+  CHECK(test::op_named(loop, "L0.moe.unpermute.bwd")->launches == 4);
+  CHECK(test::op_named(loop, "L0.qkv")->launches == 1);
+  // The floor: launches x dispatch for a short op, the device time for a long one.
+  const auto& st = loop.stages.front();
+  const double floor = 20e-6;
+  std::vector<double> d(st.forward.size(), 1e-6), long_ops(st.forward.size(), 1.0);
+  apply_launch_floor(st, st.forward, floor, d);
+  apply_launch_floor(st, st.forward, floor, long_ops);
+  for (size_t i = 0; i < st.forward.size(); ++i) {
+    const Op& o = st.graph[st.forward[i]];
+    if (o.is_collective() || o.onchip_in || o.onchip_out) continue;
+    INFO(o.label);
+    CHECK(d[i] == Approx(floor * o.launches));
+    CHECK(long_ops[i] == 1.0);
+  }
+}
