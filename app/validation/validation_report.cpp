@@ -123,7 +123,9 @@ std::string validation_markdown(const nlohmann::json& v) {
   for (auto it = v["calibration"].begin(); it != v["calibration"].end(); ++it) {
     std::string ps, rows, files;
     for (auto p = it.value()["parameters"].begin(); p != it.value()["parameters"].end(); ++p)
-      ps += fmt::format("{} = {:.4f} ", p.key(), p.value().get<double>());
+      ps += p.key().size() > 2 && p.key().substr(p.key().size() - 2) == "_s"  // host times: in microseconds
+                ? fmt::format("{} = {:.1f} us ", p.key().substr(0, p.key().size() - 2), p.value().get<double>() * 1e6)
+                : fmt::format("{} = {:.4f} ", p.key(), p.value().get<double>());
     for (const auto& r : it.value()["rows"]) rows += (rows.empty() ? "" : "<br>") + r.get<std::string>();
     for (const auto& f : it.value()["hw_files"]) files += (files.empty() ? "" : ", ") + ("hw/" + f.get<std::string>() + ".json");
     o += fmt::format("| {} | {} | {} | {:.3f} | {} |\n", it.key(), ps, rows, it.value()["rms_log_residual"].get<double>(), files);
