@@ -28,6 +28,10 @@ Args search_args() {
       .option("nodes", "", "comma-separated node counts")
       .option("seq", "4096", "sequence length (tokens)")
       .option("global-batch", "1024", "global batch (sequences)")
+      .option("lora-rank", "0", "fine-tune with LoRA adapters of this rank on every linear layer, the base frozen "
+                                "(0: full training; dense decoders only)")
+      .option("document-tokens", "0", "tokens per packed document: attention runs within each (0: one document per "
+                                      "sequence; excludes CP)")
       .option("axes", "", "limit axes, e.g. \"tp=1,2,4;zero=1;attention=flash;recompute=none,selective\" (axes: "
                           "tp pp vs mb recompute zero sp tp_overlap dp_overlap fused attention precision=bf16,fp8,mxfp8,nvfp4 ep etp cp; etp and cp only when listed)")
       .option("stack", "", "training-stack profile (stacks/<name>.json, e.g. torchtitan, megatron-core, nxd): the axes it "
@@ -54,6 +58,14 @@ SearchOptions search_options(const Args& a) {
   o.space.seq_len = a.integer("seq", 1, 1 << 20);
   o.space.global_batch = a.integer("global-batch", 1, 1 << 24);
   o.space.axes = parse_axes(a.get("axes"));
+  o.space.lora_rank = a.integer("lora-rank", 0, 1 << 16);
+  o.space.document_tokens = a.integer("document-tokens", 0, o.space.seq_len);
+  if (o.space.lora_rank > 0) {
+    const ModelSpec m = load_model_spec(model_path(o.space.model));
+    if (m.moe.active() || m.mla.active() || m.hybrid() || m.encoder)
+      throw UsageError(fmt::format("trnsim search: --lora-rank: LoRA is modelled for dense attention / MLP decoders; {} is "
+                                   "not one (use 0, full training)", m.name));
+  }
   if (!a.get("stack").empty()) {
     try {
       use_stack(o.space, a.get("stack"), stack_lookup());

@@ -267,6 +267,8 @@ nlohmann::json run_search(const SearchOptions& o) {
                   {"global_batch", o.space.global_batch}, {"axes", o.space.axes}, {"top_k", o.top_k},
                   {"train_tokens", o.train_tokens}, {"mode", o.exhaustive ? "exhaustive" : "branch-and-bound"}};
   if (!o.space.stack.empty()) doc["space"]["stack"] = {{"name", o.space.stack}, {"fixed_axes", o.space.stack_axes}};
+  if (o.space.lora_rank > 0) doc["space"]["lora_rank"] = o.space.lora_rank;
+  if (o.space.document_tokens > 0) doc["space"]["document_tokens"] = o.space.document_tokens;
   doc["top_by_throughput"] = rows_of(top_time);
   doc["top_by_cost"] = rows_of(top_cost);
   doc["pareto"] = rows_of(pareto);
@@ -289,6 +291,11 @@ std::string search_markdown(const nlohmann::json& doc) {
   if (doc["space"].contains("stack"))
     o += fmt::format("Stack profile: {} (stacks/{}.json); axes it fixes: {}.\n\n", doc["space"]["stack"]["name"].get<std::string>(),
                      doc["space"]["stack"]["name"].get<std::string>(), doc["space"]["stack"]["fixed_axes"].dump());
+  if (doc["space"].contains("lora_rank"))
+    o += fmt::format("LoRA fine-tuning: rank-{} adapters on every linear layer, the base frozen.\n\n",
+                     doc["space"]["lora_rank"].get<int64_t>());
+  if (doc["space"].contains("document_tokens"))
+    o += fmt::format("Packed documents of {} tokens: attention runs within each.\n\n", doc["space"]["document_tokens"].get<int64_t>());
   o += fmt::format("{} layouts enumerated, {} rejected, {} fit, {} simulated, {} bounded out (never simulated: "
                    "their lower bound could not enter the top {} or the Pareto front); {:.1f} CPU-s, {:.0f} layouts per CPU-s.\n\n",
                    c["enumerated"].get<size_t>(), c["enumerated"].get<size_t>() - c["fits"].get<size_t>(), c["fits"].get<size_t>(),

@@ -143,6 +143,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
           if (ax.count("cp")) cps = divisors(devices / (tp * pp));
           for (int64_t cp : cps) {
           if (!allowed(ax, "cp", cp) || (devices / (tp * pp)) % cp || spec.seq_len % (2 * cp)) continue;
+          if (cp > 1 && spec.document_tokens > 0) continue;  // packed documents: no context parallelism
           const int64_t dp = devices / (tp * pp * cp);
           if (spec.global_batch % dp) continue;
           std::vector<int64_t> eps = {1};
@@ -261,6 +262,8 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.micro_batch = l.mb;
   w.global_batch = spec.global_batch;
   w.seq_len = spec.seq_len;
+  w.lora.rank = spec.lora_rank;
+  w.document_tokens = spec.document_tokens < spec.seq_len ? spec.document_tokens : 0;
   w.precision = precision_of(l.prec, hw);
   w.fp32_grads = w.precision != Precision::BF16_SR;
   w.checkpointing = static_cast<Checkpointing>(l.ckpt);

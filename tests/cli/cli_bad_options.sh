@@ -52,6 +52,9 @@ check "--top-k 0 is out of range" $Q --top-k 0
 # search --stack: an unknown profile or a path is a usage error naming the option.
 check "--stack: unknown stack" search --model llama2-7b --hw trn1.32xlarge --nodes 1 --stack torchtitn
 check "--stack: \"../hw/trn1.32xlarge\" is not a stack name" search --model llama2-7b --hw trn1.32xlarge --nodes 1 --stack ../hw/trn1.32xlarge
+# search fine-tuning options: LoRA on a MoE model, a document longer than the sequence.
+check "--lora-rank: LoRA is modelled for dense attention / MLP decoders" search --model qwen3-30b-a3b --hw dgx-h100 --nodes 1 --lora-rank 8
+check "--document-tokens 99999 is out of range" $Q --seq 4096 --document-tokens 99999
 # compare: the study argument and numeric options.
 check "expected one STUDY.json" compare
 check "--tolerance" compare studies/r3-2023.json --tolerance 2

@@ -116,3 +116,21 @@ bb, ex = json.load(open(f"{t}/nemo-bb.json")), json.load(open(f"{t}/nemo-ex.json
 assert any(r["tp_overlap"] for r in ex["top_by_throughput"]), "no TP-overlap layout in the top list"
 print(f"search exact under --stack nemo (forward TP overlap): {ex['counts']['fits']} layouts fit, {bb['counts']['simulated']} simulated")
 PY
+
+# Fine-tuning (session 16): LoRA adapters with a frozen base and packed documents, the same for
+# every layout; the bound's launch floors and optimizer count the adapters only.
+exact lora --model llama2-7b --hw dgx-h100 --nodes 1 --seq 2048 --global-batch 32 --stack nemo \
+      --axes "tp=1,2,4;recompute=none,full;precision=bf16" --lora-rank 16 --document-tokens 512 --top-k 10
+"$bin" search --model llama2-7b --hw dgx-h100 --nodes 1 --seq 2048 --global-batch 32 --stack nemo \
+      --axes "tp=1,2,4;recompute=none,full;precision=bf16" --top-k 10 --out "$tmp/lora-full" >/dev/null
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+ex, full = json.load(open(f"{t}/lora-ex.json")), json.load(open(f"{t}/lora-full.json"))
+assert ex["space"]["lora_rank"] == 16 and ex["space"]["document_tokens"] == 512, ex["space"]
+# No weight gradients, adapter-only states: more layouts fit, and the best is faster.
+assert ex["counts"]["fits"] >= full["counts"]["fits"], (ex["counts"], full["counts"])
+assert ex["top_by_throughput"][0]["tokens_per_s"] > full["top_by_throughput"][0]["tokens_per_s"]
+print(f"search exact for LoRA fine-tuning: {ex['counts']['fits']} layouts fit ({full['counts']['fits']} full training), "
+      f"best {ex['top_by_throughput'][0]['tokens_per_s']:.0f} vs {full['top_by_throughput'][0]['tokens_per_s']:.0f} tokens/s")
+PY
