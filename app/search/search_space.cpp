@@ -263,7 +263,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.global_batch = spec.global_batch;
   w.seq_len = spec.seq_len;
   w.lora.rank = spec.lora_rank;
-  w.document_tokens = spec.document_tokens < spec.seq_len ? spec.document_tokens : 0;
+  w.document_tokens = spec.document_tokens;
   w.precision = precision_of(l.prec, hw);
   w.fp32_grads = w.precision != Precision::BF16_SR;
   w.checkpointing = static_cast<Checkpointing>(l.ckpt);

@@ -46,7 +46,8 @@ struct SpaceSpec {
   std::vector<int64_t> nodes;
   int64_t seq_len = 4096, global_batch = 1024;
   // Fine-tuning, the same for every layout: LoRA adapters of this rank on all four linear layers
-  // (0: full training) and packed documents of this many tokens (0: one per sequence; no CP then).
+  // (0: full training) and packed documents of this many tokens (0: one per sequence, as seq_len is;
+  // no CP then).
   int64_t lora_rank = 0, document_tokens = 0;
   AxisLimits axes;
   // A training stack (stacks/<stack>.json; empty: none). Axes the profile sets (attention, fused,

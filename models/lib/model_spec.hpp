@@ -94,6 +94,11 @@ struct ModelSpec {
 
   LayerKind kind(int64_t layer) const;
   bool hybrid() const { return !layer_pattern.empty(); }
+  // The kind of layer that makes this model other than a dense attention / MLP decoder ("MoE",
+  // "latent-attention", "Mamba-2", "encoder"), or nullptr: LoRA is modelled for dense decoders.
+  const char* non_dense_layers() const {
+    return moe.active() ? "MoE" : mla.active() ? "latent-attention" : hybrid() ? "Mamba-2" : encoder ? "encoder" : nullptr;
+  }
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden / heads; }
   bool is_moe_layer(int64_t layer) const {

@@ -46,9 +46,9 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if ((w.tp * w.dp) % (w.ep * w.etp) != 0)
     fail("/parallel/etp", fmt::format("ep x etp = {} must divide tp x dp = {} (the expert grid re-arranges the TP and DP "
                                       "ranks of one pipeline stage)", w.ep * w.etp, w.tp * w.dp));
-  if (w.lora.active() && (m.moe.active() || m.mla.active() || m.hybrid() || m.encoder))
+  if (w.lora.active() && m.non_dense_layers())
     fail("/lora", fmt::format("LoRA is modelled for dense attention / MLP decoders; {} has {} layers (use full training)",
-                              m.name, m.moe.active() ? "MoE" : m.mla.active() ? "latent-attention" : m.hybrid() ? "Mamba-2" : "encoder"));
+                              m.name, m.non_dense_layers()));
   if (w.cp > 1 && w.attention != Attention::Flash)
     fail("/attention", "context parallelism runs attention as a ring of flash kernels; set attention \"flash\"");
   if (m.moe.active() && w.tp > 1 && !w.sequence_parallel)
@@ -337,7 +337,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       int64_t params;
       bool is_block;
       int64_t expert_params = 0;  // of params: routed experts (whole on their EP rank, reduced over EDP)
-      int64_t trainable = 0;      // LoRA: of params, the adapters' (the only ones with gradients)
+      int64_t trainable = 0;      // of params, those with gradients (all; under LoRA the adapters')
     };
     std::vector<Piece> pieces;
     if (st.first) pieces.push_back({embedding_forward(ctx), m.embedding_parameters() / w.tp, false});
@@ -356,13 +356,13 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     // LoRA: the adapters' weights are held beside the frozen base and are all that trains.
     for (auto& p : pieces) {
       if (w.lora.active()) {
-        p.trainable = 0;
         for (const auto& f : p.fwd)
           if (f.lora_adapter) p.trainable += f.op.k * f.op.n;
         p.params += p.trainable;
+      } else {
+        p.trainable = p.params;
       }
-      st.parameters += p.params, st.expert_parameters += p.expert_params;
-      st.trainable_parameters += w.lora.active() ? p.trainable : p.params;
+      st.parameters += p.params, st.expert_parameters += p.expert_params, st.trainable_parameters += p.trainable;
     }
     // MTP looks up the next tokens in the shared embedding: the last stage keeps a copy.
     if (st.last && m.mtp_layers > 0 && w.pp > 1) st.parameters += m.vocab * m.hidden / w.tp;
@@ -453,7 +453,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         boost::add_edge(st.backward.back(), v, st.graph);
         st.dp_buckets.push_back({v, st.backward.size() - 1});
       };
-      bucket(label, Group::DP, w.dp_cp(), (w.lora.active() ? it->trainable : it->params) - it->expert_params);
+      bucket(label, Group::DP, w.dp_cp(), it->trainable - it->expert_params);
       bucket(label + ".experts", Group::EDP, w.edp(), it->expert_params);
     }
     // Optimizer step: gradient-norm pass, AdamW, and the ZeRO-1 parameter all-gather.

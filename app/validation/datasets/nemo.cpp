@@ -117,11 +117,10 @@ const NemoMoe* moe_of(const std::string& model) {
 constexpr int64_t kPackedSampleTokens = 256;
 constexpr int64_t kLoraRank = 32;
 
-void fine_tuning(Workload& w, const ModelSpec& m, const CsvTable& t, size_t r, bool lora_section) {
+void fine_tuning(Workload& w, const ModelSpec& m, const CsvTable& t, size_t r, bool sft_section, bool lora_section) {
   w.document_tokens = std::min(kPackedSampleTokens, w.seq_len);
   bool lora = lora_section;
-  const bool mixed_table = !contains(t.at(r, "task"), "SFT") && !lora_section;
-  if (mixed_table) {
+  if (!sft_section && !lora_section) {  // NeMo 24.07's mixed table
     const double flops_per_token = num(t, r, "model_tflops_per_gpu") * 1e12 / num(t, r, "tokens_per_s_per_gpu");
     lora = flops_per_token < 5.0 * static_cast<double>(m.total_parameters());
   }
@@ -237,7 +236,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
       } else if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0) {
         w.pipeline_split = Workload::PipelineSplit::EmbeddingAndLoss;
       }
-      if (!pretrain) fine_tuning(w, m, t, r, lora);
+      if (!pretrain) fine_tuning(w, m, t, r, sft, lora);
       c.has_workload = true;
       c.workload = w;
       c.model = m;
