@@ -283,6 +283,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.moe_load_imbalance = st.moe_load_imbalance;
     w.moe_dispatcher = st.moe_dispatcher;
     w.moe_grouped_gemm = st.moe_grouped_gemm;
+    if (w.attention == Attention::Flash) w.attention_kernel = st.attention_kernel;  // the stack's flash implementation
     w.reduce_every_micro_batch = w.zero >= 2;
     if (w.precision == Precision::FP8) w.fp8_recipe = st.fp8_recipe;
   }

@@ -83,7 +83,9 @@ void validate_against_hw(const Workload& w, const HwSpec& hw) {
   }
 }
 
-std::vector<std::string> precision_notes(const Workload& w, const HwSpec& hw) {
+// What the hardware does differently from what the workload asked (no low-precision speed-up, an
+// attention kernel with no published figure on the chip): lines for the report.
+std::vector<std::string> hardware_notes(const Workload& w, const HwSpec& hw) {
   std::vector<std::string> notes;
   const DType lin = linear_dtype(w.precision);
   if (is_low_precision(lin) && hw.tensor.slowdown(lin) >= 1.0)
@@ -91,6 +93,16 @@ std::vector<std::string> precision_notes(const Workload& w, const HwSpec& hw) {
                                 "only the smaller operands, at the cost of the quantize ops",
                                 hw.instance, to_string(lin), hw.tensor.peak_tflops[static_cast<int>(lin)],
                                 hw.tensor.peak_tflops[static_cast<int>(DType::BF16)], to_string(lin)));
+  if (w.attention == Attention::Flash && w.attention_kernel != AttentionKernel::Native) {
+    const AttentionKernel k = w.attention_kernel;
+    notes.push_back(hw.tensor.attention_kernel_declared(k)
+                        ? fmt::format("attention kernel {}: its GEMMs take {:.2f}x the native fused kernel's time on {} "
+                                      "(tensor.attention_slowdown)",
+                                      to_string(k), hw.tensor.attention_slowdown_of(k), hw.instance)
+                        : fmt::format("attention kernel {}: {} ({}) publishes no figure for it (no tensor.attention_slowdown.{}); "
+                                      "timed as the chip's native fused kernel, so attention may be predicted too fast",
+                                      to_string(k), hw.instance, hw.file, to_string(k)));
+  }
   return notes;
 }
 
@@ -173,7 +185,7 @@ Scenario make_scenario(const Workload& w, const ModelSpec& model, const HwSpec& 
   use_execution(w, s.hw);
   use_partial_nodes(w, s.hw);
   validate_against_hw(w, s.hw);
-  s.notes = precision_notes(w, s.hw);
+  s.notes = hardware_notes(w, s.hw);
   s.plan = build_step_plan(s.model, w);
   s.memory = memory_per_stage(s.model, w, s.plan);
   const auto& peak = peak_stage(s.memory);

@@ -66,16 +66,26 @@ const char* to_string(DType d) {
   return "?";
 }
 
+const char* to_string(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::Native: return "native";
+    case AttentionKernel::Flash2: return "flash2";
+    case AttentionKernel::Flash1: return "flash1";
+  }
+  return "?";
+}
+
 std::string Op::shape_key() const {
   if (is_collective())
     return fmt::format("{}:{}:{}:{}{}", to_string(kind), to_string(group), group_size, comm_bytes.base(),
                        routing.active() ? fmt::format(":k{}e{}g{}/{}{}", routing.top_k, routing.experts, routing.groups,
                                                       routing.group_topk, routing.once_per_domain ? "d" : "")
                                         : "");
-  return fmt::format("{}:{}:{}:{}x{}x{}x{}:e{}:r{}:i{}:p{}:t{}{}{}", to_string(kind), to_string(engine), to_string(dtype), batch, m, k, n,
+  return fmt::format("{}:{}:{}:{}x{}x{}x{}:e{}:r{}:i{}:p{}:t{}{}{}{}", to_string(kind), to_string(engine), to_string(dtype), batch, m, k, n,
                      elements, row, inputs, passes, transcendental ? 1 : 0,
                      onchip_in || onchip_out ? fmt::format(":c{}", (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0)) : "",
-                     out_dtype != dtype ? fmt::format(":o{}", to_string(out_dtype)) : "");
+                     out_dtype != dtype ? fmt::format(":o{}", to_string(out_dtype)) : "",
+                     attention_kernel != AttentionKernel::Native ? fmt::format(":a{}", to_string(attention_kernel)) : "");
 }
 
 }  // namespace trnsim

@@ -245,10 +245,12 @@ struct Emitter {
       }
       Op qk = ops::gemm("flash.scores", b * a, sq, dqk, n, c.dt);
       qk.onchip_out = true;
+      qk.attention_kernel = c.w.attention_kernel;
       Op sm = ops::vector_op(OpKind::Softmax, "flash.softmax", b * a * sq * n, n, 1, 3, true, 5, c.dt);
       sm.onchip_in = sm.onchip_out = true;
       Op pv = ops::gemm("flash.context", b * a, sq, n, dv, c.dt);
       pv.onchip_in = true;
+      pv.attention_kernel = c.w.attention_kernel;
       qk.label = prefix + qk.label, sm.label = prefix + sm.label, pv.label = prefix + pv.label;
       out.push_back({std::move(qk), Role::Compute, true, true});
       out.push_back({std::move(sm), Role::Compute, true, false});

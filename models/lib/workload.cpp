@@ -223,6 +223,13 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     f.finish();
   }
   w.attention = r.choice_or("attention", "unfused", {"unfused", "flash"}) == "flash" ? Attention::Flash : Attention::Unfused;
+  {
+    const std::string k = r.choice_or("attention_kernel", "native", {"native", "flash2", "flash1"});
+    w.attention_kernel = k == "flash2" ? AttentionKernel::Flash2 : k == "flash1" ? AttentionKernel::Flash1 : AttentionKernel::Native;
+    if (w.attention_kernel != AttentionKernel::Native && w.attention != Attention::Flash)
+      r.fail("attention_kernel", "names the implementation of a flash kernel, and attention is \"unfused\"; set \"attention\": \"flash\" "
+                                 "or remove attention_kernel");
+  }
   if (r.has("lora")) {
     auto l = r.child("lora");
     w.lora.rank = l.integer("rank", 1, 1 << 16);
@@ -289,6 +296,7 @@ std::string workload_to_json(const Workload& w) {
   if (w.checkpoint_layers > 0) j["checkpoint_layers"] = w.checkpoint_layers;
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}, {"elementwise", w.fused_elementwise}};
   j["attention"] = to_string(w.attention);
+  if (w.attention_kernel != AttentionKernel::Native) j["attention_kernel"] = to_string(w.attention_kernel);
   if (w.lora.active()) j["lora"] = {{"rank", w.lora.rank}, {"targets", lora_target_names(w)}};
   j["price_plan"] = to_string(w.price_plan);
   // Fields the profile supplied, and still at its value, are left to it, so the document loads back

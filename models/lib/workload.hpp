@@ -147,6 +147,9 @@ struct Workload {
   // HBM round trip (docs/stacks.md, "Element-wise fusion").
   bool fused_elementwise = true;
   Attention attention = Attention::Unfused;
+  // The flash kernel's implementation (core/op.hpp): the stack's, e.g. FlashAttention-2 through
+  // PyTorch SDPA for torchtitan, cuDNN through Transformer Engine for Megatron-Core.
+  AttentionKernel attention_kernel = AttentionKernel::Native;
   bool overlap_dp = true;      // DP gradient reduction overlapped with backward, bucket by bucket
   // Backward TP collectives may run while weight-gradient GEMMs still execute (Megatron's async
   // TP all-reduce 2021-09+ and its SP all-gather/reduce-scatter overlap; TE userbuffers). Off on

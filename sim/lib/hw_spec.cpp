@@ -95,6 +95,14 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
       pk.ignore("notes");
       pk.finish();
     }
+    if (t.has("attention_slowdown")) {
+      auto a = t.child("attention_slowdown");
+      for (AttentionKernel k : {AttentionKernel::Flash2, AttentionKernel::Flash1})
+        h.tensor.attention_slowdown[static_cast<int>(k)] = a.number_or(to_string(k), 0.0, 1.0, 10.0);
+      require_source(a);
+      a.ignore("notes");
+      a.finish();
+    }
     if (h.tensor.efficiency_low_precision > 0 && !h.tensor.supports(DType::FP8) && !h.tensor.supports(DType::MXFP8) &&
         !h.tensor.supports(DType::NVFP4))
       t.fail("efficiency_low_precision", "the chip lists no fp8 / mxfp8 / nvfp4 rate in peak_TFLOPS_per_chip; remove it");
@@ -273,6 +281,8 @@ std::string HwSpec::fingerprint() const {
       dma.engines, dma.per_engine.base() + dma.latency_s, hbm.capacity_per_chip.base(), hbm.bandwidth_per_chip.base());
   for (int d = 0; d < kDTypes; ++d) s += fmt::format("|{}", tensor.peak_tflops[d]);
   if (tensor.efficiency_low_precision > 0) s += fmt::format("|lp{}", tensor.efficiency_low_precision);
+  for (int k = 1; k < kAttentionKernels; ++k)
+    if (tensor.attention_slowdown[k] > 0) s += fmt::format("|a{}:{}", k, tensor.attention_slowdown[k]);
   return fmt::format("{:016x}", std::hash<std::string>{}(s));
 }
 

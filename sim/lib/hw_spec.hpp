@@ -31,6 +31,17 @@ struct TensorSpec {
   // Datasheet dense peak per chip for each dtype (TFLOPS; 0: the chip has no such GEMM). Only
   // ratios to BF16 are used: the array's BF16 rate comes from rows x cols x units x clock.
   double peak_tflops[kDTypes] = {};
+  // How many times longer a non-native attention kernel's GEMMs take than the chip's own fused
+  // kernel's (hw file tensor.attention_slowdown, from a published benchmark of both on the chip).
+  // 0: no published figure; such a kernel is timed as the native one (the report says so).
+  double attention_slowdown[kAttentionKernels] = {};
+  double attention_slowdown_of(AttentionKernel k) const {
+    const double f = attention_slowdown[static_cast<int>(k)];
+    return f > 0 ? f : 1.0;
+  }
+  bool attention_kernel_declared(AttentionKernel k) const {
+    return k == AttentionKernel::Native || attention_slowdown[static_cast<int>(k)] > 0;
+  }
   FlopRate peak_bf16() const { return FlopRate(2.0 * rows * cols * units * clock_hz); }
   bool supports(DType d) const { return d == DType::BF16 || d == DType::FP32 || peak_tflops[static_cast<int>(d)] > 0; }
   // Cycles of a matmul instruction on dtype d relative to BF16.

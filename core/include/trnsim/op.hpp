@@ -37,6 +37,14 @@ enum class Phase { Forward, Backward, Recompute, Optimizer };
 // Engine, torchao). MXFP8: E4M3 with one E8M0 scale per 32 elements (OCP MX). NVFP4: E2M1 with
 // one E4M3 scale per 16 elements and an FP32 scale per tensor (NVIDIA Blackwell).
 enum class DType { BF16, FP32, FP8, MXFP8, NVFP4 };
+// Which implementation of a fused attention kernel runs an attention op (its GEMMs). Native: the
+// chip's own best fused kernel (cuDNN / FlashAttention-3 class on NVIDIA Hopper and later, NKI on
+// Trainium), timed like any GEMM on the chip. Flash2: FlashAttention-2 (Dao 2023; also PyTorch
+// SDPA's flash backend), written for Ampere's instructions. Flash1: FlashAttention v1 and its 2022
+// Triton port. A hw file states how much slower a non-native kernel's GEMMs run on that chip
+// (tensor.attention_slowdown); nothing else here knows a kernel's name.
+enum class AttentionKernel { Native, Flash2, Flash1 };
+constexpr int kAttentionKernels = 3;
 constexpr int kDTypes = 5;
 
 // Bytes per element, block scales included (MXFP8 1 + 1/32; NVFP4 1/2 + 1/16).
@@ -57,22 +65,23 @@ const char* to_string(Engine e);
 const char* to_string(Group g);
 const char* to_string(Phase p);
 const char* to_string(DType d);
+const char* to_string(AttentionKernel k);
 
 // The fields that decide an op's timing, as a cheap hashable value (no strings).
 struct OpShape {
-  int kind, engine, dtype, out_dtype, inputs, passes, transcendental, onchip;
+  int kind, engine, dtype, out_dtype, inputs, passes, transcendental, onchip, kernel;
   int64_t batch, m, k, n, elements, row;
   bool operator==(const OpShape& o) const {
     return kind == o.kind && engine == o.engine && dtype == o.dtype && out_dtype == o.out_dtype && inputs == o.inputs && passes == o.passes &&
-           transcendental == o.transcendental && onchip == o.onchip && batch == o.batch && m == o.m && k == o.k && n == o.n &&
-           elements == o.elements && row == o.row;
+           transcendental == o.transcendental && onchip == o.onchip && kernel == o.kernel && batch == o.batch && m == o.m && k == o.k &&
+           n == o.n && elements == o.elements && row == o.row;
   }
 };
 struct OpShapeHash {
   size_t operator()(const OpShape& s) const {
     uint64_t h = kFnvOffset;
     for (int64_t v : {int64_t(s.kind), int64_t(s.engine), int64_t(s.dtype), int64_t(s.out_dtype), int64_t(s.inputs), int64_t(s.passes),
-                      int64_t(s.transcendental), int64_t(s.onchip), s.batch, s.m, s.k, s.n, s.elements, s.row})
+                      int64_t(s.transcendental), int64_t(s.onchip), int64_t(s.kernel), s.batch, s.m, s.k, s.n, s.elements, s.row})
       h = fnv1a_mix(h, static_cast<uint64_t>(v));
     return static_cast<size_t>(h);
   }
@@ -98,6 +107,8 @@ struct Op {
   // Fused kernels keep intermediates in on-chip memory (SBUF / shared memory): the first
   // operand (GEMM A, or a vector op's inputs) is not loaded from HBM, the output not stored.
   bool onchip_in = false, onchip_out = false;
+  // A GEMM inside a fused attention kernel: the kernel implementation that runs it.
+  AttentionKernel attention_kernel = AttentionKernel::Native;
   // A weight-gradient GEMM: no later op of the micro-batch's backward consumes its result
   // (only the DP reduction and the optimizer do), so the schedule does not wait for it.
   bool weight_grad = false;
@@ -130,7 +141,7 @@ struct Op {
   std::string shape_key() const;
   OpShape shape() const {
     return {static_cast<int>(kind), static_cast<int>(engine), static_cast<int>(dtype), static_cast<int>(out_dtype), inputs, passes,
-            transcendental ? 1 : 0, (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0), batch, m, k, n, elements, row};
+            transcendental ? 1 : 0, (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0), static_cast<int>(attention_kernel), batch, m, k, n, elements, row};
   }
 };
 
