@@ -71,7 +71,7 @@ Args validation_args() {
          "NVIDIA NeMo tables, and the seed rows), fit the declared per-family hardware parameters on the rows\n"
          "the calibration rule picks, and write validation.md / validation.json: error per dataset and family,\n"
          "leave-one-dataset-out errors, rows not expressible (by missing feature) and refusals.");
-  a.option("dataset", "", "comma-separated datasets (default: all): seed, korthikanti2022, vtrain_multi, vtrain_single, aws_neuron_trn1, nvidia_nemo, nvidia_nemo_moe, nvidia_nemo_finetune; also torchtitan, kempnerforge and llmfoundry (mapped, not in the default corpus yet)")
+  a.option("dataset", "", "comma-separated datasets (default: all): seed, korthikanti2022, vtrain_multi, vtrain_single, aws_neuron_trn1, nvidia_nemo, nvidia_nemo_moe, nvidia_nemo_finetune, torchtitan, kempnerforge, llmfoundry")
       .option("data", "", "directory of the corpus CSVs (default: ../shared/reference/validation beside the checkout)")
       .option("out", "", "directory for validation.md and validation.json (default: results/ of the data directory)")
       .option("sample-single", "0", "use a seeded sample of N vtrain_single rows (0: all 1,440)")

@@ -49,8 +49,6 @@ struct ValidationCase {
 
 // The datasets, in report order, and their CSV files under `dir`.
 const std::vector<std::string>& dataset_names();
-// Datasets mapped but run only when asked for (--dataset), with the reason in registry.cpp.
-const std::vector<std::string>& extra_dataset_names();
 // Builds every row of one dataset (throws ConfigError naming the file on a malformed CSV).
 std::vector<ValidationCase> load_dataset(const std::string& name, const std::string& dir);
 
