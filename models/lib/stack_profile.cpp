@@ -110,6 +110,8 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
       v = false;
     if (path == "parallel/zero" && dp * cp == 1) v = 0;
     if (path == "fp8_recipe" && !fp8) continue;
+    // The flash kernel's implementation, for a run whose own attention is not the profile's flash.
+    if (path == "attention_kernel" && out.value("attention", std::string()) != "flash") continue;
     out[ptr] = v;
     if (taken) taken->push_back(fmt::format("{} = {}", path, v.is_string() ? v.get<std::string>() : v.dump()));
   }
