@@ -164,6 +164,7 @@ nlohmann::json run_search(const SearchOptions& o) {
     row["tp_overlap"] = l.tp_overlap;
     row["dp_overlap"] = l.overlap_dp;
     row["attention"] = l.flash ? "flash" : "unfused";
+    if (s.workload.attention_kernel != AttentionKernel::Native) row["attention_kernel"] = to_string(s.workload.attention_kernel);
     row["precision"] = to_string(precision_of_layout(l, hws[l.hw]));
     row["ep"] = l.ep;
     row["etp"] = l.etp;
