@@ -56,6 +56,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"price_plan", to_string(w.price_plan)},
                    {"model_parameters", s.model.total_parameters()}};
   if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
+  if (w.attention_kernel != AttentionKernel::Native) j["workload"]["attention_kernel"] = to_string(w.attention_kernel);
   if (w.checkpoint_every > 1) j["workload"]["checkpoint_every"] = w.checkpoint_every;
   if (w.checkpoint_layers > 0) j["workload"]["checkpoint_layers"] = w.checkpoint_layers;
   if (!w.pipeline_layout.empty()) j["workload"]["pipeline_layout"] = w.pipeline_layout;
@@ -173,7 +174,10 @@ std::string render_text(const nlohmann::json& j) {
                             ? fmt::format(" (first {} layers of each chunk)", w["checkpoint_layers"].get<int64_t>())
                             : ""),
                    w["fused_qkv"].get<bool>(),
-                   w["fused_gate_up"].get<bool>(), w["attention"].get<std::string>(), w["virtual_stages"].get<int64_t>(),
+                   w["fused_gate_up"].get<bool>(),
+                   w["attention"].get<std::string>() +
+                       (w.contains("attention_kernel") ? fmt::format(" ({})", w["attention_kernel"].get<std::string>()) : ""),
+                   w["virtual_stages"].get<int64_t>(),
                    w["execution"].get<std::string>());
   if (w.contains("document_tokens"))
     o += fmt::format("  packed documents of {} tokens: attention runs within each document\n", w["document_tokens"].get<int64_t>());
