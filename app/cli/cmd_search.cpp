@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "cli_args.hpp"
 #include "command_api.hpp"
 #include "commands.hpp"
+#include "intervals.hpp"
 #include "scenario.hpp"
 #include "search.hpp"
 #include "trnsim/fork_map.hpp"
@@ -90,10 +93,35 @@ nlohmann::json search_checked(const SearchOptions& o) {
   return doc;
 }
 
+// Each listed layout's 90% interval (issue 25, item 7): the rule of `trnsim run` and `trnsim
+// compare` (intervals.hpp), from results/validation.json's left-out residuals for the layout's
+// hardware; no interval when that file is absent (a tree without validation results).
+void add_intervals(nlohmann::json& doc) {
+  const std::string file = data_dir() + "/results/validation.json";
+  if (!std::filesystem::exists(file)) return;
+  const IntervalModel model(file);
+  std::map<std::string, Interval> by_hw;
+  for (const char* list : {"top_by_throughput", "top_by_cost", "pareto"})
+    for (auto& r : doc[list]) {
+      const std::string hw = r["hw"].get<std::string>();
+      auto it = by_hw.find(hw);
+      if (it == by_hw.end()) it = by_hw.emplace(hw, model.for_hw(load_hw_spec(hw_path(hw)))).first;
+      const Interval& iv = it->second;
+      const double t = r["step_time_s"].get<double>(), tps = r["tokens_per_s"].get<double>();
+      r["interval"] = {{"confidence", 0.9},
+                       {"basis", iv.basis},
+                       {"extrapolated", iv.extrapolated},
+                       {"residual_rows", iv.rows},
+                       {"step_time_s", {iv.time_lo(t), iv.time_hi(t)}},
+                       {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
+    }
+}
+
 int cmd_search(const ArgList& argv) {
   Args a = search_args();
   if (!a.parse(argv)) return 0;
-  const nlohmann::json doc = search_checked(search_options(a));
+  nlohmann::json doc = search_checked(search_options(a));
+  add_intervals(doc);
   const std::string prefix = a.get("out");
   write_file_atomically(prefix + ".json", doc.dump(2) + "\n");
   write_file_atomically(prefix + ".md", search_markdown(doc));

@@ -305,12 +305,19 @@ std::string search_markdown(const nlohmann::json& doc) {
   o += "Rejected: ";
   for (auto it = c["rejected"].begin(); it != c["rejected"].end(); ++it) o += fmt::format("{} {}; ", it.key(), it.value().get<int64_t>());
   o += "\n";
+  // `trnsim search` adds each row's 90% interval (cmd_search.cpp) when validation results exist.
+  const bool with_interval = !doc["top_by_throughput"].empty() && doc["top_by_throughput"][0].contains("interval");
   auto table = [&](const char* title, const nlohmann::json& rows) {
-    o += fmt::format("\n## {}\n\n| # | layout | step (s) | tokens/s | MFU | GiB/core | days | cost (M$, on-demand) |\n|---|---|---|---|---|---|---|---|\n", title);
+    o += fmt::format("\n## {}\n\n| # | layout | step (s) | tokens/s{} | MFU | GiB/core | days | cost (M$, on-demand) |\n|---|---|---|---|---|---|---|---|\n",
+                     title, with_interval ? " (90% interval)" : "");
     int k = 0;
     for (const auto& r : rows)
-      o += fmt::format("| {} | {} | {:.4f} | {:.0f} | {:.1f}% | {:.1f} | {:.2f} | {:.3f} |\n", ++k, r["id"].get<std::string>(),
-                       r["step_time_s"].get<double>(), r["tokens_per_s"].get<double>(), 100 * r["mfu"].get<double>(),
+      o += fmt::format("| {} | {} | {:.4f} | {:.0f}{} | {:.1f}% | {:.1f} | {:.2f} | {:.3f} |\n", ++k, r["id"].get<std::string>(),
+                       r["step_time_s"].get<double>(), r["tokens_per_s"].get<double>(),
+                       r.contains("interval") ? fmt::format(" ({:.0f}–{:.0f})", r["interval"]["tokens_per_s"][0].get<double>(),
+                                                            r["interval"]["tokens_per_s"][1].get<double>())
+                                              : "",
+                       100 * r["mfu"].get<double>(),
                        r["memory_per_core_gib"].get<double>(), r["days_to_train"].get<double>(),
                        r["usd_to_train_on_demand"].get<double>() / 1e6);
   };

@@ -9,6 +9,7 @@
 # thread and on two gives the same result and counts; with expert TP as an axis; and under
 # --stack nemo, whose TP overlap covers the forward (tp_overlap_forward is part of a plan shape).
 # Pipeline degrees that do not divide the layers, when --axes lists them (the balanced split).
+# Every listed layout carries a 90% interval (issue 25, item 7) that contains its prediction.
 # usage: search_exactness.sh TRNSIM
 set -euo pipefail
 bin="$1"
@@ -32,6 +33,13 @@ assert ex["counts"]["bound_violations"] == 0 and bb["counts"]["bound_violations"
 for key in ("top_by_throughput", "top_by_cost", "pareto"):
     assert json.dumps(bb[key], sort_keys=True) == json.dumps(ex[key], sort_keys=True), \
         f"{n}: {key}: branch-and-bound differs from exhaustive simulation"
+    # Every listed layout carries the 90% interval of its hardware (results/validation.json), around it.
+    for r in bb[key]:
+        iv = r["interval"]
+        assert iv["confidence"] == 0.9 and iv["residual_rows"] > 0, (n, r["id"], iv)
+        lo, hi = iv["tokens_per_s"]
+        assert lo <= r["tokens_per_s"] <= hi and lo < hi, (n, r["id"], iv)
+        assert iv["step_time_s"][0] <= r["step_time_s"] <= iv["step_time_s"][1], (n, r["id"], iv)
 PY
 }
 
