@@ -85,17 +85,10 @@ SearchOptions search_options(const Args& a) {
   return o;
 }
 
-nlohmann::json search_checked(const SearchOptions& o) {
-  nlohmann::json doc = run_search(o);
-  if (doc["counts"]["enumerated"].get<size_t>() == 0)
-    throw UsageError("trnsim search: the space is empty: no layout of these --nodes and --axes passes the divisibility "
-                     "checks (TP dividing the heads and a node, PP the layers, DP the global batch); widen them");
-  return doc;
-}
-
 // Each listed layout's 90% interval (issue 25, item 7): the rule of `trnsim run` and `trnsim
 // compare` (intervals.hpp), from results/validation.json's left-out residuals for the layout's
 // hardware; no interval when that file is absent (a tree without validation results).
+namespace {
 void add_intervals(nlohmann::json& doc) {
   const std::string file = data_dir() + "/results/validation.json";
   if (!std::filesystem::exists(file)) return;
@@ -116,12 +109,21 @@ void add_intervals(nlohmann::json& doc) {
                        {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
     }
 }
+}  // namespace
+
+nlohmann::json search_checked(const SearchOptions& o) {
+  nlohmann::json doc = run_search(o);
+  if (doc["counts"]["enumerated"].get<size_t>() == 0)
+    throw UsageError("trnsim search: the space is empty: no layout of these --nodes and --axes passes the divisibility "
+                     "checks (TP dividing the heads and a node, PP the layers, DP the global batch); widen them");
+  add_intervals(doc);
+  return doc;
+}
 
 int cmd_search(const ArgList& argv) {
   Args a = search_args();
   if (!a.parse(argv)) return 0;
-  nlohmann::json doc = search_checked(search_options(a));
-  add_intervals(doc);
+  const nlohmann::json doc = search_checked(search_options(a));
   const std::string prefix = a.get("out");
   write_file_atomically(prefix + ".json", doc.dump(2) + "\n");
   write_file_atomically(prefix + ".md", search_markdown(doc));
