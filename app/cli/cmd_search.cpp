@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -90,8 +89,8 @@ SearchOptions search_options(const Args& a) {
 // hardware; no interval when that file is absent (a tree without validation results).
 namespace {
 void add_intervals(nlohmann::json& doc) {
-  const std::string file = data_dir() + "/results/validation.json";
-  if (!std::filesystem::exists(file)) return;
+  const std::string file = validation_results_file();
+  if (file.empty()) return;
   const IntervalModel model(file);
   std::map<std::string, Interval> by_hw;
   for (const char* list : {"top_by_throughput", "top_by_cost", "pareto"})
@@ -99,14 +98,7 @@ void add_intervals(nlohmann::json& doc) {
       const std::string hw = r["hw"].get<std::string>();
       auto it = by_hw.find(hw);
       if (it == by_hw.end()) it = by_hw.emplace(hw, model.for_hw(load_hw_spec(hw_path(hw)))).first;
-      const Interval& iv = it->second;
-      const double t = r["step_time_s"].get<double>(), tps = r["tokens_per_s"].get<double>();
-      r["interval"] = {{"confidence", 0.9},
-                       {"basis", iv.basis},
-                       {"extrapolated", iv.extrapolated},
-                       {"residual_rows", iv.rows},
-                       {"step_time_s", {iv.time_lo(t), iv.time_hi(t)}},
-                       {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
+      r["interval"] = interval_json(it->second, r["step_time_s"].get<double>(), r["tokens_per_s"].get<double>());
     }
 }
 }  // namespace

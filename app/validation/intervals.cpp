@@ -148,17 +148,25 @@ Interval IntervalModel::for_hw(const HwSpec& hw) const {
   return iv;
 }
 
-void add_interval(nlohmann::json& report, const HwSpec& hw) {
+std::string validation_results_file() {
   const std::string file = data_dir() + "/results/validation.json";
-  if (!std::filesystem::exists(file)) return;
-  const Interval iv = IntervalModel(file).for_hw(hw);
-  const double t = report["step"]["step_time_s"], tps = report["throughput"]["tokens_per_s"];
-  report["interval"] = {{"confidence", 0.9},
-                        {"basis", iv.basis},
-                        {"extrapolated", iv.extrapolated},
-                        {"residual_rows", iv.rows},
-                        {"step_time_s", {iv.time_lo(t), iv.time_hi(t)}},
-                        {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
+  return std::filesystem::exists(file) ? file : std::string();
+}
+
+nlohmann::json interval_json(const Interval& iv, double t, double tps) {
+  return {{"confidence", 0.9},
+          {"basis", iv.basis},
+          {"extrapolated", iv.extrapolated},
+          {"residual_rows", iv.rows},
+          {"step_time_s", {iv.time_lo(t), iv.time_hi(t)}},
+          {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
+}
+
+void add_interval(nlohmann::json& report, const HwSpec& hw) {
+  const std::string file = validation_results_file();
+  if (file.empty()) return;
+  report["interval"] = interval_json(IntervalModel(file).for_hw(hw), report["step"]["step_time_s"].get<double>(),
+                                     report["throughput"]["tokens_per_s"].get<double>());
 }
 
 }  // namespace trnsim

@@ -50,8 +50,12 @@ class IntervalModel {
   std::vector<Chip> measured_;
 };
 
-// Adds "interval" (90%: step time and tokens/s, basis, residual rows) to a `trnsim run` report,
-// from <data dir>/results/validation.json; nothing when that file is absent.
+// <data dir>/results/validation.json, or "" when the tree has none (no interval then).
+std::string validation_results_file();
+// The "interval" object of one prediction (90%: step time and tokens/s, basis, residual rows), as
+// `trnsim run` reports and `trnsim search` rows carry it.
+nlohmann::json interval_json(const Interval& iv, double step_time_s, double tokens_per_s);
+// Adds "interval" to a `trnsim run` report, from validation_results_file(); nothing without one.
 void add_interval(nlohmann::json& report, const HwSpec& hw);
 
 // How often the 90% intervals hold on data they were not built from (issue 25): each performance
