@@ -265,6 +265,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.lora.rank = spec.lora_rank;
   w.document_tokens = spec.document_tokens;
   w.precision = precision_of(l.prec, hw);
+  w.fp8_any_layout = hw.tensor.fp8_any_layout;
   w.fp32_grads = w.precision != Precision::BF16_SR;
   w.checkpointing = static_cast<Checkpointing>(l.ckpt);
   w.fused_qkv = w.fused_gate_up = l.fused;

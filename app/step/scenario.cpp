@@ -179,6 +179,7 @@ Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom
 Scenario make_scenario(const Workload& w, const ModelSpec& model, const HwSpec& hw, bool allow_oom) {
   Scenario s;
   s.workload = w;
+  s.workload.fp8_any_layout = hw.tensor.fp8_any_layout;
   s.model = model;
   s.hw = hw;
   use_lnc(w, s.hw);
@@ -186,8 +187,8 @@ Scenario make_scenario(const Workload& w, const ModelSpec& model, const HwSpec& 
   use_partial_nodes(w, s.hw);
   validate_against_hw(w, s.hw);
   s.notes = hardware_notes(w, s.hw);
-  s.plan = build_step_plan(s.model, w);
-  s.memory = memory_per_stage(s.model, w, s.plan);
+  s.plan = build_step_plan(s.model, s.workload);
+  s.memory = memory_per_stage(s.model, s.workload, s.plan);
   const auto& peak = peak_stage(s.memory);
   if (peak.total() > s.hw.hbm_per_core()) {
     s.fits = false;

@@ -30,6 +30,7 @@ QuantRule quant_rule(const Workload& w) {
     q.passes = w.fp8_recipe == Fp8Recipe::Delayed ? 1 : 2;
     q.tp_amax = w.fp8_recipe == Fp8Recipe::Current;
     q.amax_history = w.fp8_recipe == Fp8Recipe::Delayed;
+    if (w.fp8_any_layout) q.copies = 1;  // no transposed copy where the FP8 GEMM takes any layout
   } else if (w.precision == Precision::NVFP4) {
     q.passes = 2;     // a per-tensor FP32 scale over the per-16 E4M3 block scales needs the global amax
     q.tp_amax = true;

@@ -43,7 +43,8 @@ struct FwdOp {
 
 // How a precision recipe quantizes a BF16 tensor (docs/precision.md has the sources):
 // `passes` reads of the input (2 where the scale needs the whole tensor's amax first),
-// `copies` outputs (row-wise + transposed / column-wise: every operand feeds two GEMMs),
+// `copies` outputs (row-wise + transposed / column-wise: every operand feeds two GEMMs; one for
+// per-tensor FP8 where the FP8 GEMM takes any operand layout, Workload::fp8_any_layout),
 // `tp_amax`: inputs gathered over the sequence-parallel group first all-reduce their amax over TP.
 struct QuantRule {
   bool active = false;

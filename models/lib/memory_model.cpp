@@ -9,6 +9,8 @@
 // the dropout masks stay whole (Korthikanti's 10 + 24/t).
 #include "memory_model.hpp"
 
+#include "block_builder.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -250,12 +252,13 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     b.optimizer_states = Bytes(trained * 8.0);  // FP32 first and second moments
     if (has_fp32_master(w.precision)) b.master_weights = Bytes(trained * 4.0);
     // Low-precision copies of the linear weights, row-wise and transposed / column-wise (TE keeps
-    // both between steps); under ZeRO-3 only the gathered pieces (two layers) hold them.
+    // both between steps; the row-wise one alone for per-tensor FP8 where the FP8 GEMM takes any
+    // layout); under ZeRO-3 only the gathered pieces (two layers) hold them.
     if (is_low_precision(lin)) {
       double lp = in.linear_parameters;
       if (w.zero == 3 && w.dp_cp() > 1 && w.fsdp_reshard_after_forward)
         lp *= std::min(1.0, static_cast<double>(1 + w.fsdp_prefetch) / static_cast<double>(std::max<int64_t>(1, layers)));
-      b.low_precision_weights = Bytes(lp * dtype_bytes(lin) * 2);
+      b.low_precision_weights = Bytes(lp * dtype_bytes(lin) * quant_rule(w).copies);
     }
     b.in_flight = in_flight_chunks(w, rank, mbs);
     // Under full or per-op recompute the layer being recomputed holds its activations again (per-op:

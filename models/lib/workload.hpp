@@ -125,6 +125,12 @@ struct Workload {
   } lora;
   Precision precision = Precision::BF16_SR;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // only with precision fp8
+  // Taken from the hardware (hw tensor.fp8_any_layout), never from a workload file: the chip's FP8
+  // GEMM accepts its operands in any layout, so per-tensor FP8 keeps one quantized copy of each
+  // tensor and no FP8 transpose (Blackwell). false: FP8 GEMMs take only the TN layout (Hopper),
+  // so every FP8 operand also exists transposed. MXFP8 / NVFP4 keep a row-wise and a column-wise
+  // copy either way (their block scales run along the contraction dimension).
+  bool fp8_any_layout = false;
   // Gradient buffers and their DP reduction: BF16 for bf16-sr; for mixed-bf16 FP32 main
   // grads (Megatron-LM) unless the framework keeps BF16 grads (DeepSpeed bf16 default).
   bool fp32_grads = false;

@@ -103,6 +103,9 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
       a.ignore("notes");
       a.finish();
     }
+    h.tensor.fp8_any_layout = t.boolean_or("fp8_any_layout", false);
+    if (h.tensor.fp8_any_layout && !h.tensor.supports(DType::FP8))
+      t.fail("fp8_any_layout", "the chip lists no fp8 rate in peak_TFLOPS_per_chip; remove it");
     if (h.tensor.efficiency_low_precision > 0 && !h.tensor.supports(DType::FP8) && !h.tensor.supports(DType::MXFP8) &&
         !h.tensor.supports(DType::NVFP4))
       t.fail("efficiency_low_precision", "the chip lists no fp8 / mxfp8 / nvfp4 rate in peak_TFLOPS_per_chip; remove it");
@@ -281,6 +284,7 @@ std::string HwSpec::fingerprint() const {
       dma.engines, dma.per_engine.base() + dma.latency_s, hbm.capacity_per_chip.base(), hbm.bandwidth_per_chip.base());
   for (int d = 0; d < kDTypes; ++d) s += fmt::format("|{}", tensor.peak_tflops[d]);
   if (tensor.efficiency_low_precision > 0) s += fmt::format("|lp{}", tensor.efficiency_low_precision);
+  if (tensor.fp8_any_layout) s += "|fp8any";
   for (int k = 1; k < kAttentionKernels; ++k)
     if (tensor.attention_slowdown[k] > 0) s += fmt::format("|a{}:{}", k, tensor.attention_slowdown[k]);
   return fmt::format("{:016x}", std::hash<std::string>{}(s));

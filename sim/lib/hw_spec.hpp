@@ -35,6 +35,10 @@ struct TensorSpec {
   // kernel's (hw file tensor.attention_slowdown, from a published benchmark of both on the chip).
   // 0: no published figure; such a kernel is timed as the native one (the report says so).
   double attention_slowdown[kAttentionKernels] = {};
+  // The FP8 GEMM accepts its operands in any layout (Blackwell's tcgen05; Hopper's FP8 wgmma takes
+  // only K-major operands, so FP8 operands also exist transposed): per-tensor FP8 keeps no
+  // transposed copy. Workload::fp8_any_layout carries it into the plan.
+  bool fp8_any_layout = false;
   double attention_slowdown_of(AttentionKernel k) const {
     const double f = attention_slowdown[static_cast<int>(k)];
     return f > 0 ? f : 1.0;

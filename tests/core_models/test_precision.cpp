@@ -134,3 +134,30 @@ TEST_CASE("low-precision memory: weight copies and narrower saved linear inputs,
   // FP8 keeps FP32 master weights like mixed-bf16.
   CHECK(mem.front().master_weights.base() > 0);
 }
+
+TEST_CASE("per-tensor FP8 on a chip whose FP8 GEMM takes any layout keeps one copy, block formats two",
+          "[precision]") {
+  // Hopper's FP8 GEMM takes only TN operands, so TE quantizes every FP8 operand row-wise and
+  // transposed; Blackwell's takes any layout, and per-tensor FP8 keeps the row-wise copy alone.
+  // MXFP8 / NVFP4 scale blocks along K, so the column-wise copy is a second quantization anyway.
+  const auto m = load_model_spec(model_path("llama2-7b"));
+  const int64_t T = 4096, h = m.hidden, t = 2;
+  for (Precision p : {Precision::FP8, Precision::MXFP8, Precision::NVFP4}) {
+    INFO(to_string(p));
+    Workload tn = llama_tp2(p), any = llama_tp2(p);
+    any.fp8_any_layout = true;
+    const double copies = p == Precision::FP8 ? 1 : 2;
+    const DType low = linear_dtype(p);
+    const auto plan = build_step_plan(m, any);
+    const Op* q = test::op_named(plan, "L0.attn_in.quant");
+    REQUIRE(q);
+    CHECK(q->bytes_written.base() == Approx(copies * dtype_bytes(low) * T / t * h));
+    const Op* cast = test::op_named(plan, "optimizer.weight_quant");
+    const Op* cast_tn = test::op_named(build_step_plan(m, tn), "optimizer.weight_quant");
+    REQUIRE((cast && cast_tn));
+    CHECK(cast->bytes_written.base() == Approx(cast_tn->bytes_written.base() * copies / 2));
+    const double lp_any = memory_per_stage(m, any, plan).front().low_precision_weights.base();
+    const double lp_tn = memory_per_stage(m, tn, build_step_plan(m, tn)).front().low_precision_weights.base();
+    CHECK(lp_any == Approx(lp_tn * copies / 2));
+  }
+}

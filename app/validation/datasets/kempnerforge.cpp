@@ -11,7 +11,8 @@
 //   * hardware: H200 141 GB, 4 GPUs per node on NVLink, InfiniBand between nodes: p5en.48xlarge's
 //     H200 with 4 of its 8 GPUs per node (partial nodes on a switch node are exact inside a node;
 //     its per-node NIC rate is p5en's, an assumption); family h100 (same compute die).
-// Not modelled, the same for every row: torch.compile's kernel fusion (rows predict as eager).
+//   * torch.compile (the profile's default, fused element-wise chains); the one row that says
+//     torch.compile=False runs eager (one kernel per ATen op, as torchtitan's default).
 // Not expressible: the MoE rows (global batch not stated).
 // Memory: each dense row also gives its peak memory per GPU ("mem/GPU 80.7 GB" in the notes), read
 // as GiB (torch's allocator statistics divided by 2^30, labelled GB: an assumption); it is compared
@@ -70,6 +71,7 @@ std::vector<ValidationCase> kempnerforge(const std::string& file) {
       w.precision = Precision::MixedBF16;
       w = with_stack(w, stack_profile("kempnerforge"));
       w.checkpointing = Checkpointing::Full;
+      if (contains(t.at(r, "notes"), "torch.compile=False")) w.fused_elementwise = false;
       c.has_workload = true;
       c.workload = w;
       c.model = m;
