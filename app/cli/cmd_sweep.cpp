@@ -20,6 +20,11 @@
 #include "commands.hpp"
 #include "sweep.hpp"
 #include "trnsim/json_reader.hpp"
+#include "hw_spec.hpp"
+#include "model_spec.hpp"
+#include "stack_profile.hpp"
+
+#include <map>
 
 namespace trnsim {
 namespace {
@@ -70,6 +75,9 @@ Args sweep_args() {
       .option("seq", "4096", "sequence length (tokens)")
       .option("global-batch", "1024", "global batch (sequences)")
       .option("micro-batches", "1,2,4", "micro-batch sizes to try")
+      .option("precision", "bf16", "bf16 (BF16 with stochastic rounding where the chip has it, else mixed-bf16), fp8, mxfp8 or nvfp4 (a format one of the --hw chips lacks is an error)")
+      .option("stack", "", "training-stack profile (stacks/<name>.json, e.g. torchtitan, megatron-core, nxd) applied to every layout: the fields it sets win over the enumerated ZeRO / fusion / SP values")
+      .option("lora-rank", "0", "fine-tune with LoRA adapters of this rank on every linear layer, the base frozen (0: full training; dense decoders only)")
       .option("train-tokens", "1e12", "tokens of the training run for time/cost-to-train")
       .option("workers", std::to_string(hc ? hc : 1), "worker processes in parallel")
       .option("timeout", "120", "seconds one configuration may take; its worker is then killed, the configuration retried alone once, then recorded as failed")
@@ -91,6 +99,39 @@ SweepOptions sweep_options(const Args& a) {
   o.space.global_batch = a.integer("global-batch", 1, 1 << 24);
   o.space.micro_batches = a.integers("micro-batches", 1, 1 << 16);
   o.hws = a.words("hw");
+  const std::string prec = a.get("precision");
+  if (prec != "bf16") {
+    const std::map<std::string, Precision> low = {{"fp8", Precision::FP8}, {"mxfp8", Precision::MXFP8}, {"nvfp4", Precision::NVFP4}};
+    const auto it = low.find(prec);
+    if (it == low.end())
+      throw UsageError(fmt::format("trnsim sweep: --precision: \"{}\" is not a precision (bf16, fp8, mxfp8, nvfp4)", prec));
+    o.low_precision = it->second;
+    for (const auto& h : o.hws) {
+      const std::string path = hw_path(h);
+      if (!std::filesystem::exists(path)) continue;  // named by the sweep's own unknown-hw error
+      if (!load_hw_spec(path).tensor.supports(linear_dtype(it->second)))
+        throw UsageError(fmt::format("trnsim sweep: --precision {}: {} has no {} GEMMs (no tensor.peak_TFLOPS_per_chip.{}); "
+                                     "use bf16 or drop it from --hw", prec, h, prec, prec));
+    }
+  }
+  o.space.lora_rank = a.integer("lora-rank", 0, 1 << 16);
+  if (o.space.lora_rank > 0) {
+    const std::string mpath = model_path(o.space.model);
+    if (std::filesystem::exists(mpath)) {
+      const ModelSpec m = load_model_spec(mpath);
+      if (m.non_dense_layers())
+        throw UsageError(fmt::format("trnsim sweep: --lora-rank: LoRA is modelled for dense attention / MLP decoders; {} has "
+                                     "{} layers (use 0, full training)", m.name, m.non_dense_layers()));
+    }
+  }
+  if (!a.get("stack").empty()) {
+    o.space.stack = a.get("stack");
+    try {
+      load_stack_profile(stack_lookup()(o.space.stack));
+    } catch (const ConfigError& e) {
+      throw UsageError(fmt::format("trnsim sweep: --stack: {}", e.what()));
+    }
+  }
   o.nodes = a.integers("nodes", 1, 100000);
   o.workers = static_cast<int>(a.integer("workers", 1, 256));
   o.timeout_s = a.number("timeout", 1e-4, 86400);

@@ -3,9 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <set>
+
 #include "hw_spec.hpp"
 #include "model_spec.hpp"
 #include "scenario.hpp"
+#include "stack_profile.hpp"
 
 namespace trnsim {
 
@@ -18,6 +22,9 @@ std::vector<Workload> enumerate_layouts(const LayoutSpace& sp) {
   const ModelSpec m = load_model_spec(model_path(sp.model));
   const HwSpec hw = load_hw_spec(hw_path(sp.hw));
   const int64_t devices = sp.nodes * hw.cores_per_node();
+  std::optional<StackProfile> stack;
+  if (!sp.stack.empty()) stack = load_stack_profile(stack_lookup()(sp.stack));
+  std::set<std::string> seen;
   std::vector<Workload> out;
   for (int64_t tp = 1; tp <= hw.cores_per_node(); tp *= 2) {
     if (m.heads % tp || m.ffn % tp || (m.kv_heads % tp && tp % m.kv_heads)) continue;
@@ -46,9 +53,15 @@ std::vector<Workload> enumerate_layouts(const LayoutSpace& sp) {
               w.fp32_grads = sp.precision != Precision::BF16_SR;
               w.checkpointing = ck;
               w.fused_qkv = w.fused_gate_up = fused;
-              w.name = layout_id(w);
-              w.file = w.name;
-              out.push_back(w);
+              w.lora.rank = sp.lora_rank;
+              w.name = w.file = layout_id(w);
+              if (stack) {  // the loader's rules: the profile's fields, then the run's own choices
+                w = with_stack(w, *stack);
+                w.precision = sp.precision;
+                w.checkpointing = ck;
+                w.name = w.file = layout_id(w);
+              }
+              if (seen.insert(w.name).second) out.push_back(w);
             }
           }
       }

@@ -1,6 +1,7 @@
 // layouts.hpp — enumerates parallel layouts of a model on a cluster: TP dividing heads
 // and within a node, PP dividing layers, DP the rest, micro-batch sizes, checkpointing,
-// ZeRO and fusion. Used by `sweep` and by the reproduction's best-p4d search.
+// ZeRO and fusion; optionally under a training-stack profile, in a low precision or as LoRA
+// fine-tuning. Used by `sweep` and by the reproduction's best-p4d search.
 #pragma once
 #include <string>
 #include <vector>
@@ -17,6 +18,11 @@ struct LayoutSpace {
   std::vector<int> zero{0, 1};
   std::vector<bool> fused{true, false};
   Precision precision = Precision::BF16_SR;
+  // A training-stack profile (stacks/<stack>.json, "" = none) applied to every layout: the fields
+  // it sets win over the enumerated ones (a stack with ZeRO-3 makes every layout ZeRO-3), and
+  // layouts that become identical are listed once.
+  std::string stack;
+  int64_t lora_rank = 0;  // LoRA adapters of this rank on every linear layer (0: full training)
 };
 
 // Every combination that passes the structural checks (divisibility); memory is checked later.

@@ -52,6 +52,10 @@ std::string sweep_id(const SweepOptions& o) {
                       {"zero", o.space.zero}, {"fused", o.space.fused}, {"train_tokens", o.train_tokens},
                       {"shards", o.shard_count}};
   for (auto c : o.space.checkpointing) d["checkpointing"].push_back(to_string(c));
+  // Added only when set, so the identities of sweeps without them do not change.
+  if (o.low_precision) d["precision"] = to_string(*o.low_precision);
+  if (!o.space.stack.empty()) d["stack"] = o.space.stack;
+  if (o.space.lora_rank > 0) d["lora_rank"] = o.space.lora_rank;
   return fmt::format("{:016x}", fnv1a64(d.dump()));
 }
 
@@ -63,12 +67,18 @@ nlohmann::json run_sweep(const SweepOptions& o) {
       LayoutSpace sp = o.space;
       sp.hw = hw;
       sp.nodes = n;
-      sp.precision = load_hw_spec(hw_path(hw)).stochastic_rounding ? Precision::BF16_SR : Precision::MixedBF16;
+      sp.precision = o.low_precision ? *o.low_precision
+                     : load_hw_spec(hw_path(hw)).stochastic_rounding ? Precision::BF16_SR : Precision::MixedBF16;
       for (auto& w : enumerate_layouts(sp)) all.push_back(w);
     }
   nlohmann::json doc;
   doc["sweep_id"] = sweep_id(o);
   doc["enumerated"] = all.size();
+  // What every layout shares beyond the enumerated axes (set options only).
+  doc["space"] = nlohmann::json::object();
+  if (o.low_precision) doc["space"]["precision"] = to_string(*o.low_precision);
+  if (!o.space.stack.empty()) doc["space"]["stack"] = o.space.stack;
+  if (o.space.lora_rank > 0) doc["space"]["lora_rank"] = o.space.lora_rank;
   std::map<std::string, int> rejected;
   std::vector<Workload> todo;
   for (size_t i = 0; i < all.size(); ++i) {
@@ -253,6 +263,7 @@ nlohmann::json merge_sweeps(const std::vector<nlohmann::json>& parts) {
     wall += p["stats"]["wall_s"].get<double>();
   }
   doc["sweep_id"] = parts.empty() ? nlohmann::json() : parts.front()["sweep_id"];
+  doc["space"] = parts.empty() || !parts.front().contains("space") ? nlohmann::json::object() : parts.front()["space"];
   doc["enumerated"] = enumerated;
   doc["rejected"] = rejected;
   doc["stats"] = {{"simulated", simulated}, {"wall_s_summed", wall}, {"merged_parts", parts.size()},
@@ -296,8 +307,16 @@ std::string sweep_markdown(const nlohmann::json& doc, size_t max_rows) {
       doc["rows"].size() + doc["failed"].size(), doc["failed"].size());
   for (auto it = doc["rejected"].begin(); it != doc["rejected"].end(); ++it)
     o += fmt::format(" {} x {};", it.value().get<int>(), it.key());
-  o += fmt::format("\n\nTime and cost to train on {:.3g} tokens (on-demand prices). ★ = Pareto front of time vs cost.\n\n",
+  o += fmt::format("\n\nTime and cost to train on {:.3g} tokens (on-demand prices). ★ = Pareto front of time vs cost.",
                    doc["stats"]["train_tokens"].get<double>());
+  if (doc.contains("space") && !doc["space"].empty()) {
+    const auto& s = doc["space"];
+    o += " Every layout:";
+    if (s.contains("precision")) o += fmt::format(" precision {};", s["precision"].get<std::string>());
+    if (s.contains("stack")) o += fmt::format(" stack {} (stacks/{}.json);", s["stack"].get<std::string>(), s["stack"].get<std::string>());
+    if (s.contains("lora_rank")) o += fmt::format(" LoRA rank {} (base frozen);", s["lora_rank"].get<int64_t>());
+  }
+  o += "\n\n";
   o += "| # | hw | nodes | TP | PP | DP | mb | recompute | ZeRO | fused | step (s) | tokens/s | MFU | GiB/core | $/M tokens | days | $ to train | |\n";
   o += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   size_t i = 0;

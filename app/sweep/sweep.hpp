@@ -2,6 +2,7 @@
 // those that do not fit (counting reasons), simulate the rest in worker processes, sort
 // by throughput and mark the Pareto front of time-to-train vs cost-to-train.
 #pragma once
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -13,7 +14,8 @@ namespace trnsim {
 
 struct SweepOptions {
   LayoutSpace space;              // nodes, hw and precision fields ignored; see below
-  std::vector<std::string> hws;   // precision per hw: bf16-sr where stochastic rounding exists, else mixed-bf16
+  std::vector<std::string> hws;   // precision per hw: bf16-sr where stochastic rounding exists, else mixed-bf16,
+  std::optional<Precision> low_precision;  // unless this is set (fp8, mxfp8, nvfp4: every hw)
   std::vector<int64_t> nodes;
   int workers = 1;
   double timeout_s = 120;

@@ -22,6 +22,11 @@ for v in 0 -3 1e30; do check "--workers" $S --nodes 1 --workers "$v"; done
 for v in 1e30 nan; do check "--seq" $S --nodes 1 --seq "$v"; done
 check "--global-batch" $S --nodes 1 --global-batch 1e30
 check "--timeout" $S --nodes 1 --timeout 0
+check "dgx-a100-80g has no fp8 GEMMs" sweep --model llama2-7b --hw p5.48xlarge,dgx-a100-80g --nodes 1 --precision fp8
+check "--precision" $S --nodes 1 --precision int4
+check "--stack" $S --nodes 1 --stack no-such-stack
+check "--lora-rank" sweep --model qwen3-30b-a3b --hw p5.48xlarge --nodes 1 --lora-rank 16
+check "--lora-rank" $S --nodes 1 --lora-rank -1
 for v in -1 nan; do check "--train-tokens" $S --nodes 1 --train-tokens "$v"; done
 C="campaign workloads/llama7b_tp8_dp512.json"
 for v in inf 1e308; do check "--tokens" $C --tokens "$v"; done

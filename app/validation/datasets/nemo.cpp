@@ -198,6 +198,12 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
       if (layout.empty())
         blockers.push_back(fmt::format("MoE: no recipe pipeline layout for 61 layers over PP {} x VP {}", pp, vp));
     }
+    // Megatron-Core takes the expert-parallel ranks from one pipeline stage's TP x CP x DP ranks;
+    // a row whose EP does not divide them states a layout that cannot run (one row: DeepSeek-V3,
+    // GB300, PP 8 with EP 64 on 256 GPUs, 32 ranks per stage; its GA 64 confirms DP 32).
+    if (ep > 1 && gpus > 0 && gpus % pp == 0 && (gpus / pp) % ep != 0)
+      blockers.push_back(fmt::format("published layout inconsistent: EP {} does not divide the {} ranks of a pipeline stage",
+                                     ep, gpus / pp));
     for (size_t i = 0; i < blockers.size(); ++i) c.not_expressible += (i ? "; " : "") + blockers[i];
     if (blockers.empty() && moe) {
       ModelSpec m = load_model_spec(model_path(moe->model_file));
