@@ -135,7 +135,7 @@ TEST_CASE("low-precision memory: weight copies and narrower saved linear inputs,
   CHECK(mem.front().master_weights.base() > 0);
 }
 
-TEST_CASE("per-tensor FP8 on a chip whose FP8 GEMM takes any layout keeps one copy, block formats two",
+TEST_CASE("per-tensor FP8 keeps one copy where the FP8 GEMM takes any layout and block formats keep two",
           "[precision]") {
   // Hopper's FP8 GEMM takes only TN operands, so TE quantizes every FP8 operand row-wise and
   // transposed; Blackwell's takes any layout, and per-tensor FP8 keeps the row-wise copy alone.
@@ -152,12 +152,13 @@ TEST_CASE("per-tensor FP8 on a chip whose FP8 GEMM takes any layout keeps one co
     const Op* q = test::op_named(plan, "L0.attn_in.quant");
     REQUIRE(q);
     CHECK(q->bytes_written.base() == Approx(copies * dtype_bytes(low) * T / t * h));
+    const auto plan_tn = build_step_plan(m, tn);
     const Op* cast = test::op_named(plan, "optimizer.weight_quant");
-    const Op* cast_tn = test::op_named(build_step_plan(m, tn), "optimizer.weight_quant");
+    const Op* cast_tn = test::op_named(plan_tn, "optimizer.weight_quant");
     REQUIRE((cast && cast_tn));
     CHECK(cast->bytes_written.base() == Approx(cast_tn->bytes_written.base() * copies / 2));
     const double lp_any = memory_per_stage(m, any, plan).front().low_precision_weights.base();
-    const double lp_tn = memory_per_stage(m, tn, build_step_plan(m, tn)).front().low_precision_weights.base();
+    const double lp_tn = memory_per_stage(m, tn, plan_tn).front().low_precision_weights.base();
     CHECK(lp_any == Approx(lp_tn * copies / 2));
   }
 }
