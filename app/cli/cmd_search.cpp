@@ -63,12 +63,7 @@ SearchOptions search_options(const Args& a) {
   o.space.lora_rank = a.integer("lora-rank", 0, 1 << 16);
   o.space.document_tokens = a.integer("document-tokens", 0, o.space.seq_len);
   if (o.space.document_tokens == o.space.seq_len) o.space.document_tokens = 0;  // one document per sequence
-  if (o.space.lora_rank > 0) {
-    const ModelSpec m = load_model_spec(model_path(o.space.model));
-    if (m.non_dense_layers())
-      throw UsageError(fmt::format("trnsim search: --lora-rank: LoRA is modelled for dense attention / MLP decoders; {} has "
-                                   "{} layers (use 0, full training)", m.name, m.non_dense_layers()));
-  }
+  check_lora_model("search", o.space.model, o.space.lora_rank);
   if (!a.get("stack").empty()) {
     try {
       use_stack(o.space, a.get("stack"), stack_lookup());

@@ -21,7 +21,6 @@
 #include "sweep.hpp"
 #include "trnsim/json_reader.hpp"
 #include "hw_spec.hpp"
-#include "model_spec.hpp"
 #include "stack_profile.hpp"
 
 #include <map>
@@ -115,15 +114,7 @@ SweepOptions sweep_options(const Args& a) {
     }
   }
   o.space.lora_rank = a.integer("lora-rank", 0, 1 << 16);
-  if (o.space.lora_rank > 0) {
-    const std::string mpath = model_path(o.space.model);
-    if (std::filesystem::exists(mpath)) {
-      const ModelSpec m = load_model_spec(mpath);
-      if (m.non_dense_layers())
-        throw UsageError(fmt::format("trnsim sweep: --lora-rank: LoRA is modelled for dense attention / MLP decoders; {} has "
-                                     "{} layers (use 0, full training)", m.name, m.non_dense_layers()));
-    }
-  }
+  check_lora_model("sweep", o.space.model, o.space.lora_rank);
   if (!a.get("stack").empty()) {
     o.space.stack = a.get("stack");
     try {

@@ -25,6 +25,10 @@ SearchOptions search_options(const Args& parsed);
 // run_search, with an empty space a UsageError (as the CLI reports it).
 nlohmann::json search_checked(const SearchOptions& o);
 
+// The --lora-rank check search and sweep share (option_checks.cpp): LoRA on a model with
+// non-dense layers is a usage error naming `command`.
+void check_lora_model(const std::string& command, const std::string& model, int64_t lora_rank);
+
 Args validation_args();
 ValidationOptions validation_options(const Args& parsed);  // --out and --check are the CLI's alone
 

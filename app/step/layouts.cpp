@@ -55,9 +55,8 @@ std::vector<Workload> enumerate_layouts(const LayoutSpace& sp) {
               w.fused_qkv = w.fused_gate_up = fused;
               w.lora.rank = sp.lora_rank;
               w.name = w.file = layout_id(w);
-              if (stack) {  // the loader's rules: the profile's fields, then the run's own choices
+              if (stack) {  // the loader's rules: the profile's fields, then the sweep's recompute axis
                 w = with_stack(w, *stack);
-                w.precision = sp.precision;
                 w.checkpointing = ck;
                 w.name = w.file = layout_id(w);
               }

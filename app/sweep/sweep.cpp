@@ -42,6 +42,15 @@ void merge_op_caches(const std::string& cache) {
   for (const auto& p : partials) fs::remove(p);
 }
 
+// What every layout of the sweep shares beyond the enumerated axes: the options that are set.
+nlohmann::json sweep_space(const SweepOptions& o) {
+  nlohmann::json s = nlohmann::json::object();
+  if (o.low_precision) s["precision"] = to_string(*o.low_precision);
+  if (!o.space.stack.empty()) s["stack"] = o.space.stack;
+  if (o.space.lora_rank > 0) s["lora_rank"] = o.space.lora_rank;
+  return s;
+}
+
 }  // namespace
 
 std::string sweep_id(const SweepOptions& o) {
@@ -52,10 +61,7 @@ std::string sweep_id(const SweepOptions& o) {
                       {"zero", o.space.zero}, {"fused", o.space.fused}, {"train_tokens", o.train_tokens},
                       {"shards", o.shard_count}};
   for (auto c : o.space.checkpointing) d["checkpointing"].push_back(to_string(c));
-  // Added only when set, so the identities of sweeps without them do not change.
-  if (o.low_precision) d["precision"] = to_string(*o.low_precision);
-  if (!o.space.stack.empty()) d["stack"] = o.space.stack;
-  if (o.space.lora_rank > 0) d["lora_rank"] = o.space.lora_rank;
+  d.update(sweep_space(o));  // only the options that are set: sweeps without them keep their identity
   return fmt::format("{:016x}", fnv1a64(d.dump()));
 }
 
@@ -74,11 +80,7 @@ nlohmann::json run_sweep(const SweepOptions& o) {
   nlohmann::json doc;
   doc["sweep_id"] = sweep_id(o);
   doc["enumerated"] = all.size();
-  // What every layout shares beyond the enumerated axes (set options only).
-  doc["space"] = nlohmann::json::object();
-  if (o.low_precision) doc["space"]["precision"] = to_string(*o.low_precision);
-  if (!o.space.stack.empty()) doc["space"]["stack"] = o.space.stack;
-  if (o.space.lora_rank > 0) doc["space"]["lora_rank"] = o.space.lora_rank;
+  doc["space"] = sweep_space(o);
   std::map<std::string, int> rejected;
   std::vector<Workload> todo;
   for (size_t i = 0; i < all.size(); ++i) {
