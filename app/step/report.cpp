@@ -84,7 +84,8 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                  {"host_wait", c.host_wait_s}}},
                {"compute_by_engine_s", engines},
                {"engine_busy_s", busy},
-               {"dp_comm_total_s", c.dp_comm_s}};
+               {"dp_comm_total_s", c.dp_comm_s},
+               {"compute_slowed_by_collectives_s", c.comm_slowdown_s}};
   if (s.model.moe.active()) j["step"]["breakdown_s"]["ep_comm_exposed"] = c.ep_comm_s;
   if (w.cp > 1) j["step"]["breakdown_s"]["cp_comm_exposed"] = c.cp_comm_s;
   if (w.cp > 1) j["workload"]["cp"] = w.cp;
@@ -223,6 +224,8 @@ std::string render_text(const nlohmann::json& j) {
   for (auto it = st["engine_busy_s"].begin(); it != st["engine_busy_s"].end(); ++it)
     o += fmt::format("{} {:.4f} s  ", it.key() == "scalar" ? "scalar/activation" : it.key(), it.value().get<double>());
   o += fmt::format("\n  DP comm total (incl. hidden) {:.4f} s\n", st["dp_comm_total_s"].get<double>());
+  if (const double slow = st["compute_slowed_by_collectives_s"].get<double>(); slow > 0)
+    o += fmt::format("  GEMMs slowed by collectives on their SMs +{:.4f} s (part of compute)\n", slow);
   o += fmt::format("\nthroughput           {:10.2f} seq/s   {:12.0f} tokens/s   {:8.1f} tokens/s/core\n",
                    t["sequences_per_s"].get<double>(), t["tokens_per_s"].get<double>(),
                    t["tokens_per_s_per_core"].get<double>());

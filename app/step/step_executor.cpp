@@ -178,6 +178,7 @@ class Executor {
     auto& rs = rank_[static_cast<size_t>(r)];
     const bool buckets = reduces && &list == &st.backward && s_.workload.overlap_dp;
     const bool concurrent = s_.hw.concurrent_engines;
+    const double share = concurrent ? 0.0 : s_.hw.collective_compute_share();
     size_t bucket = 0;
     std::array<double, 6> engine_free;
     engine_free.fill(now());
@@ -207,6 +208,20 @@ class Executor {
       int left = 0;
       Group group = Group::None;
     } beside;
+    // Compute that ran on the SMs between t0 and t1 beside a collective the chain waited for (TP
+    // overlap) had only the SMs it left: the busy part of [t0, t1] takes 1 / (1 - share) as long.
+    // Returns whether the compute timeline moved.
+    auto slow_beside = [&](double t0, double t1) {
+      double& free = engine_free[0];
+      const double busy = std::min(free, t1) - t0;
+      if (share <= 0 || busy <= 0) return false;
+      const double extra = busy * share / (1.0 - share);
+      free += extra;
+      times.comm_slowdown_s += extra;
+      times.compute_s += extra;
+      times.engine_s[static_cast<size_t>(Engine::Tensor)] += extra;
+      return true;
+    };
     double previous_start = now();  // start of the latest compute op (overlap_previous)
     for (size_t i = 0; i < list.size(); ++i) {
       const Op& op = st.graph[list[i]];
@@ -217,7 +232,9 @@ class Executor {
       }
       if (op.is_collective() && op.overlap_previous) {  // started with the op before it
         wait_until(previous_start);
+        const double t = now();
         await(launch(r, op), op.group);
+        if (slow_beside(t, now())) chain = std::max(chain, engine_free[0]);  // the op it ran beside is on the chain
         continue;
       }
       if (op.is_collective() && op.group == Group::DP) {
@@ -244,11 +261,22 @@ class Executor {
         const double t = now();
         collective(r, op, track(r, comm_kind(op.group).track));
         exposed(op.group) += now() - t;
+        if (overlap) slow_beside(t, now());  // the weight-gradient GEMMs running beside it
         chain = now();
       } else {
-        const double d = ps.duration[list[i]];
+        double d = ps.duration[list[i]];
         double& free = engine_free[lane(op.engine)];
         const double start = std::max(free, chain);
+        // A GEMM that starts while a collective runs beside it (a DP bucket or gather, or a
+        // collective overlapped with the next ops) has the compute units that collective leaves.
+        if (share > 0 && op.engine == Engine::Tensor && (beside.left > 0 || dp_busy(rs))) {
+          if (beside.left == 0) wait_until(start);  // is the DP stream still busy when it starts?
+          if (beside.left > 0 || dp_busy(rs)) {
+            const double extra = d * share / (1.0 - share);
+            d += extra;
+            times.comm_slowdown_s += extra;
+          }
+        }
         previous_start = start;
         free = start + d;
         if (!op.weight_grad) chain = free;
@@ -381,6 +409,8 @@ class Executor {
   // one always, every one when the workload reduces per micro-batch.
   bool reduces_after(int i) const { return i == static_cast<int>(m_) - 1 || s_.workload.reduce_every_micro_batch; }
 
+  static bool dp_busy(const RankState& rs) { return !(rs.dp_pending.empty() && rs.dp_idle); }
+
   // Waits until rank r's DP thread has no bucket queued or in flight; returns the wait (s).
   double drain(int r) {
     auto& rs = rank_[static_cast<size_t>(r)];
@@ -456,7 +486,8 @@ StepResult execute_step(const Scenario& s, const StepOptions& opt) {
     for (double StageTimes::*f : {&StageTimes::finish_s, &StageTimes::compute_s, &StageTimes::recompute_s,
                                   &StageTimes::tp_comm_s, &StageTimes::pp_comm_s, &StageTimes::bubble_s,
                                   &StageTimes::dp_exposed_s, &StageTimes::optimizer_s, &StageTimes::dp_comm_s,
-                                  &StageTimes::host_wait_s, &StageTimes::ep_comm_s, &StageTimes::cp_comm_s})
+                                  &StageTimes::host_wait_s, &StageTimes::ep_comm_s, &StageTimes::cp_comm_s,
+                                  &StageTimes::comm_slowdown_s})
       sb.*f = ext(sa.*f, sb.*f);
     for (size_t e = 0; e < sb.engine_s.size(); ++e) sb.engine_s[e] = ext(sa.engine_s[e], sb.engine_s[e]);
     for (size_t q = 0; q < sb.queue_busy_s.size(); ++q) sb.queue_busy_s[q] = ext(sa.queue_busy_s[q], sb.queue_busy_s[q]);

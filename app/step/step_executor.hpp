@@ -26,6 +26,9 @@ struct StageTimes {
   double cp_comm_s = 0;  // ring-attention K/V exchange not hidden behind the attention (exposed)
   double host_wait_s = 0;               // device idle, waiting for the host to trace a graph (lazy tensors)
   double dp_comm_s = 0;                 // DP collective time, hidden or not
+  // Part of compute_s / recompute_s: GEMMs slowed by a collective holding some of the compute
+  // units beside them (hw collectives.compute_units).
+  double comm_slowdown_s = 0;
   std::array<double, 6> engine_s{};     // compute time by bounding engine (Engine enum order)
   // Busy time of each engine's instruction queue in the TLM core model (Queue order: tensor,
   // vector, scalar/activation, GpSimd, DMA load, DMA store), summed over the ops run: an op's

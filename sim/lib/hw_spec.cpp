@@ -182,6 +182,11 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
     h.collectives.inter_algorithm = c.choice("inter_algorithm", {"hierarchical", "ring"});
     h.collectives.step_overhead_s = c.number("step_overhead_us", 0.0, 1e6) * 1e-6;
     h.collectives.intra_bandwidth_fraction = c.number_or("intra_bandwidth_fraction", 1.0, 0.05, 1.0);
+    h.collectives.compute_units = static_cast<int>(c.integer_or("compute_units", 0, 0, 1 << 20));
+    if (h.collectives.compute_units >= h.tensor.units)
+      c.fail("compute_units", fmt::format("a collective cannot hold all {} compute units (tensor.units) of the chip; "
+                                          "give fewer, or 0 where collectives run on their own engines",
+                                          h.tensor.units));
     require_source(c);
     c.ignore("notes");
     c.finish();
@@ -214,6 +219,9 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
   {
     auto e = r.child("engines");
     h.concurrent_engines = e.boolean("concurrent");
+    if (h.concurrent_engines && h.collectives.compute_units > 0)
+      e.fail("concurrent", "collectives.compute_units models kernels sharing one stream of compute units (GPU SMs); "
+                           "with concurrent engines set it to 0");
     require_source(e);
     e.finish();
   }

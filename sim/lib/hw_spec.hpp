@@ -115,6 +115,10 @@ struct CollectiveSpec {
   // Fraction of the chip-to-chip link rate a large collective achieves (measured bus bandwidth /
   // line rate, where a measurement is published; 1 where none is).
   double intra_bandwidth_fraction = 1.0;
+  // Compute units (a GPU's SMs) a running collective's kernels hold: NCCL runs each channel as a
+  // thread block on an SM, so compute beside a collective gets the rest. 0: collectives run on
+  // their own engines (DMA rings, on-chip NICs) and take nothing from compute.
+  int compute_units = 0;
 };
 
 // The host side of a device. Two ways a framework feeds the device, each a per-op host cost:
@@ -158,6 +162,11 @@ struct HwSpec {
   InterNodeSpec inter;
   ScaleUpSpec scaleup;
   CollectiveSpec collectives;
+  // The fraction of the tensor engine's throughput a running collective takes (its compute
+  // units of the chip's): a GEMM beside it takes 1 / (1 - share) of its time.
+  double collective_compute_share() const {
+    return static_cast<double>(collectives.compute_units) / static_cast<double>(tensor.units);
+  }
   HostSpec host;
   PriceSpec price;
   bool stochastic_rounding = false;  // BF16 weights without FP32 master copies (bf16-sr)

@@ -22,9 +22,17 @@
 //   * torch.compile where a row says so: element-wise chains fused (fused.elementwise); eager
 //     otherwise (the profile's default, torchtitan's compile = false).
 // Not modelled, the same for every row: FP8 FSDP all-gathers. Hardware: the Grand Teton H100s
-// (96 GB HBM2e, 500 W) are their own family (h100_500w); H200 hosts are p5en.48xlarge; A100 80GB
-// dgx-a100-80g; the B200 rows ran power-limited at a limit the page does not state (not
-// expressible).
+// (96 GB HBM2e, 500 W) are their own family (h100_500w); H200 hosts are p5en.48xlarge; the B200
+// rows ran power-limited at a limit the page does not state (not expressible).
+// A100 80GB: p4de.24xlarge (8 x A100 80GB, 400 Gb/s EFA per node), a declared assumption for
+// every A100 row: the page names no cluster. Evidence: its two Llama 2 70B rows run at the same
+// rate (355 tokens/s/GPU at micro-batch 1 with per-op selective AC, 353 at micro-batch 2 with full
+// AC) although the first does ~20 % less compute per token: the signature of a step set by a cost
+// fixed per step, which FSDP's traffic is (2 x 138 GB of BF16 gathers and 276 GB of FP32
+// reduce-scatters per step). At 1,600 Gb/s per node (a DGX A100) that traffic takes ~2.8 s and
+// hides behind the 9 s of compute, and the first row came out at 462 (+30 %); at 400 Gb/s it sets
+// the step: 344 (-3 %). PyTorch's distributed team published FSDP scaling runs on AWS A100
+// instances with EFA (recalled, not in the corpus).
 #include <fmt/format.h>
 
 #include <cctype>
@@ -53,7 +61,7 @@ const TitanShape kShapes[] = {
 std::pair<std::string, std::string> titan_hw(const std::string& cell) {
   if (contains(cell, "H100") && contains(cell, "HBM2e")) return {"grand-teton-h100-96gb", "h100_500w"};
   if (contains(cell, "H200")) return {"p5en.48xlarge", "h100"};
-  if (contains(cell, "A100 80GB")) return {"dgx-a100-80g", "a100"};
+  if (contains(cell, "A100 80GB")) return {"p4de.24xlarge", "a100"};  // see the header
   if (contains(cell, "B200")) return {contains(cell, "power limited") ? "" : "dgx-b200", "blackwell"};
   return {"", contains(cell, "Blackwell") || contains(cell, "GB200") ? "blackwell" : "h100"};
 }
