@@ -61,5 +61,7 @@ TEST_CASE("TP overlap hides forward TP time: never slower, never faster than the
   CHECK(a.tp_comm_s < b.tp_comm_s);
   CHECK(on.step_time_s <= off.step_time_s);
   CHECK(on.step_time_s >= a.compute_s + a.recompute_s);
-  CHECK(a.compute_s == Approx(b.compute_s));
+  // The same work either way; overlapped collectives only slow the GEMMs beside them (they hold SMs).
+  CHECK(a.compute_s + a.recompute_s - a.comm_slowdown_s == Approx(b.compute_s + b.recompute_s - b.comm_slowdown_s));
+  CHECK(a.comm_slowdown_s >= b.comm_slowdown_s);
 }
