@@ -179,6 +179,8 @@ class Executor {
     const bool buckets = reduces && &list == &st.backward && s_.workload.overlap_dp;
     const bool concurrent = s_.hw.concurrent_engines;
     const double share = concurrent ? 0.0 : s_.hw.collective_compute_share();
+    // What compute that needed `busy` seconds on every SM adds when a collective holds `share` of them.
+    auto slowdown = [share](double busy) { return busy * share / (1.0 - share); };
     size_t bucket = 0;
     std::array<double, 6> engine_free;
     engine_free.fill(now());
@@ -215,7 +217,7 @@ class Executor {
       double& free = engine_free[0];
       const double busy = std::min(free, t1) - t0;
       if (share <= 0 || busy <= 0) return false;
-      const double extra = busy * share / (1.0 - share);
+      const double extra = slowdown(busy);
       free += extra;
       times.comm_slowdown_s += extra;
       times.compute_s += extra;
@@ -269,10 +271,10 @@ class Executor {
         const double start = std::max(free, chain);
         // A GEMM that starts while a collective runs beside it (a DP bucket or gather, or a
         // collective overlapped with the next ops) has the compute units that collective leaves.
-        if (share > 0 && op.engine == Engine::Tensor && (beside.left > 0 || dp_busy(rs))) {
-          if (beside.left == 0) wait_until(start);  // is the DP stream still busy when it starts?
+        if (share > 0 && op.engine == Engine::Tensor) {
+          if (beside.left == 0 && dp_busy(rs)) wait_until(start);  // is the DP stream still busy when it starts?
           if (beside.left > 0 || dp_busy(rs)) {
-            const double extra = d * share / (1.0 - share);
+            const double extra = slowdown(d);
             d += extra;
             times.comm_slowdown_s += extra;
           }
@@ -415,7 +417,7 @@ class Executor {
   double drain(int r) {
     auto& rs = rank_[static_cast<size_t>(r)];
     const double t = now();
-    while (!(rs.dp_pending.empty() && rs.dp_idle)) sc_core::wait(rs.dp_drained);
+    while (dp_busy(rs)) sc_core::wait(rs.dp_drained);
     return now() - t;
   }
 

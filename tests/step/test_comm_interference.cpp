@@ -4,6 +4,7 @@
 // unaffected.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -17,7 +18,7 @@ namespace {
 // Llama-2 7B with FSDP (ZeRO-3) over 16 A100s on two p4de nodes: gathers and gradient
 // reduce-scatters run on the DP stream beside the GEMMs for most of the step.
 Scenario fsdp_scenario(int compute_units, int64_t dp = 16) {
-  auto w = workload("llama2-7b", "p4de.24xlarge", dp / 8 > 0 ? dp / 8 : 1, 1, 1, dp, 1, 2 * dp, 4096);
+  auto w = workload("llama2-7b", "p4de.24xlarge", std::max<int64_t>(1, dp / 8), 1, 1, dp, 1, 2 * dp, 4096);
   if (dp < 8) w.cores_per_node = dp;
   w.zero = dp > 1 ? 3 : 0;
   w.reduce_every_micro_batch = dp > 1;
