@@ -165,6 +165,36 @@ TEST_CASE("NVIDIA NeMo rows name every missing feature", "[validation]") {
   CHECK(nano == 24);
 }
 
+TEST_CASE("NeMo 24.07 rows run the launcher's stack: BF16 gradients fit GPT3-20B at TP 2 without recompute", "[validation]") {
+  const auto v = load_dataset("nvidia_nemo", kCsv);
+  // GPT3-20B, 64 H100, TP 2, micro-batch 2, NeMo 24.07. Per GPU 10.1 B parameters: BF16 weights
+  // 20.2 GB, FP8 weight copies and transposes 20.2 GB, optimizer 12 B / 32 ranks. FP32 gradients
+  // (40.4 GB, profile nemo) do not fit 77.2 GiB even with full recompute; BF16 (20.2 GB) fit with none.
+  const auto& g = row(v, 2, Metric::TokensPerSPerGpu);
+  REQUIRE(g.has_workload);
+  CHECK(g.workload.grad_bytes() == 2);
+  CHECK(g.workload.zero == 1);
+  CHECK_FALSE(g.workload.tp_overlap);  // the launcher's ub_tp_comm_overlap is on only in the Llama 70B configs
+  CHECK(g.workload.checkpointing == Checkpointing::None);
+  const auto& l70 = row(v, 7, Metric::TokensPerSPerGpu);  // LLAMA2-70B, TP 4: overlap on
+  CHECK(l70.workload.tp_overlap);
+  const auto& mb = row(v, 60, Metric::TokensPerSPerGpu);  // a Megatron-Bridge row keeps FP32 gradients
+  CHECK(mb.workload.grad_bytes() == 4);
+  // Llama 3 70B, GB300, NVFP4, FSDP cell 0 at TP 1 x PP 1: 70.6 B x (2 + 4) B = 423 GB > 288 GB
+  // of HBM, so the row ran sharded (Megatron-FSDP); a layout that can hold them keeps FSDP off.
+  const auto& nv = row(v, 147, Metric::TokensPerSPerGpu);
+  REQUIRE(nv.has_workload);
+  CHECK(nv.workload.zero == 3);
+  const auto& sharded = row(v, 148, Metric::TokensPerSPerGpu);  // same page, TP 2 x PP 4, FSDP 0
+  CHECK(sharded.workload.zero == 1);
+  // trn1: a topology string without PP read as PP 1 cannot hold GPT3-175B at TP 8 (44 GB of BF16
+  // weights per 16 GB core): not expressible, not a refusal.
+  const auto t = load_dataset("aws_neuron_trn1", kCsv);
+  const auto& gpt = row(t, 40, Metric::ClusterSeqPerS);
+  CHECK_FALSE(gpt.has_workload);
+  CHECK(gpt.not_expressible.find("published layout inconsistent") != std::string::npos);
+}
+
 TEST_CASE("NeMo fine-tuning rows: packed SQuAD samples, SFT as training, LoRA on the published defaults", "[validation]") {
   const auto v = load_dataset("nvidia_nemo_finetune", kCsv);
   // NeMo 24.07's mixed table: row 13 (Llama 2 7B, 682 model TFLOP/s at 17,120 tokens/s = 5.9 N per

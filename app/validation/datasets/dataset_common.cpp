@@ -142,6 +142,11 @@ static const HwSpec& hw_spec_of(const std::string& hw) {
 
 int64_t cores_per_node_of(const std::string& hw) { return hw_spec_of(hw).cores_per_node(); }
 
+double hbm_bytes_per_core_of(const std::string& hw) {
+  const HwSpec& h = hw_spec_of(hw);
+  return h.hbm.capacity_per_chip.base() / h.cores_per_chip;
+}
+
 void lightest_recompute_that_fits(ValidationCase& c) {
   Workload& w = c.workload;
   auto fits = [&](Checkpointing ck, int64_t first_layers) {

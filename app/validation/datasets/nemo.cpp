@@ -8,7 +8,9 @@
 // smallest N; since session 13), full (the 24.07 configs' granularity is null where the model
 // fits; the pages do not say what the FSDP and large-micro-batch rows use, and NVIDIA publishes
 // only configurations that run). FSDP rows:
-// Megatron-FSDP, ZeRO-3 semantics over DP. Precision: the page's label; "FP8" on the 24.x
+// Megatron-FSDP, ZeRO-3 semantics over DP (also a dense row whose FSDP cell reads 0 on a layout
+// that cannot hold its unsharded weights and gradients). NeMo 24.07 rows: the launcher's NeMo 1.x
+// (profile nemo-launcher: Apex distributed Adam, BF16 gradients, TP overlap per model config). Precision: the page's label; "FP8" on the 24.x
 // pages is Transformer Engine's default delayed scaling (the 24.07 launcher configs set
 // fp8_amax_history_len 1024), "FP8" and the unlabelled 25.09 table on later pages are
 // current scaling (25.11 labels the same primary column FP8-CS); a figure in parentheses
@@ -233,9 +235,20 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = np.precision;
       w.fp8_recipe = np.recipe;
-      w = with_stack(w, stack_profile("nemo"));
+      // NeMo 24.07 rows ran NeMo 1.x from the launcher's configs (profile nemo-launcher: Apex
+      // distributed Adam, BF16 gradients); later pages run Megatron-Bridge's recipes (nemo).
+      const bool launcher = contains(t.at(r, "container"), "24.");
+      w = with_stack(w, stack_profile(launcher ? "nemo-launcher" : "nemo"));
+      // The launcher's per-model ub_tp_comm_overlap (frameworks.md §3 b): on in the Llama 70B configs.
+      if (launcher) w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(name, "70B");
       w.ep = std::max<int64_t>(1, ep);  // a row fact, checked with the rest of the layout by the run
-      if (fsdp_on) w.zero = 3, w.reduce_every_micro_batch = true;
+      // A dense row whose FSDP cell reads 0 on a layout that cannot hold the model's unsharded
+      // BF16 weights and the stack's gradients (TP x PP shards them, nothing else) ran sharded:
+      // Megatron-FSDP, as the same model and system in the page's other tables (one row: Llama 3
+      // 70B, GB300, NVFP4, TP 1 x PP 1 on 64 GPUs: 423 GB of weights and FP32 gradients per GPU).
+      const bool unshardable = !moe && static_cast<double>(m.total_parameters()) * (2 + w.grad_bytes()) /
+                                               static_cast<double>(tp * pp) > hbm_bytes_per_core_of(w.hw);
+      if (fsdp_on || unshardable) w.zero = 3, w.reduce_every_micro_batch = true;
       w.virtual_stages = vp;
       if (!layout.empty()) {
         set_pipeline_layout(w, layout);
