@@ -163,8 +163,9 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
     j["precision"] = to_string(c.workload.precision);
   }
   if (c.has_workload)
-    j["layout"] = fmt::format("TP{} PP{} DP{} VP{} mb{} gb{} seq{} {} {}{}", c.workload.tp, c.workload.pp,
-                              c.workload.dp, c.workload.virtual_stages, c.workload.micro_batch,
+    j["layout"] = fmt::format("TP{} PP{} DP{}{}{} VP{} mb{} gb{} seq{} {} {}{}", c.workload.tp, c.workload.pp, c.workload.dp,
+                              c.workload.cp > 1 ? fmt::format(" CP{}", c.workload.cp) : "",
+                              c.workload.ep > 1 ? fmt::format(" EP{}", c.workload.ep) : "", c.workload.virtual_stages, c.workload.micro_batch,
                               c.workload.global_batch, c.workload.seq_len, to_string(c.workload.precision),
                               to_string(c.workload.checkpointing) +
                                   (c.workload.checkpoint_every > 1 ? fmt::format("-every-{}", c.workload.checkpoint_every) : "") +

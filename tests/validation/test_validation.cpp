@@ -195,6 +195,34 @@ TEST_CASE("NeMo 24.07 rows run the launcher's stack: BF16 gradients fit GPT3-20B
   CHECK(gpt.not_expressible.find("published layout inconsistent") != std::string::npos);
 }
 
+TEST_CASE("NeMo long-sequence rows: model TFLOP/s over the page's FLOPs per token, CP layouts, named gaps", "[validation]") {
+  const auto v = load_dataset("nvidia_nemo", kCsv);
+  // NeMo 1.x's model FLOPs per token of Llama 2 7B (32 x 4096, MHA, FFN 11008, vocab 32000), full
+  // attention term: L h^2 (12 + 12 kv/heads + 18 ffn/h + 12 s/h + 6 V / (L h)).
+  auto flops = [](double seq) {
+    const double L = 32, h = 4096;
+    return L * h * h * (12 + 12 + 18 * 11008 / h + 12 * seq / h + 6 * 32000 / (L * h));
+  };
+  // The formula is the page's: row 5 (24.07, LLAMA2-7B, seq 4096) prints both figures.
+  const auto& both = row(v, 5, Metric::TokensPerSPerGpu);
+  CHECK(both.measured == Approx(16847));                                    // its tokens/s ...
+  CHECK(both.measured * flops(4096) / 1e12 == Approx(776).epsilon(0.002));  // ... x the formula = its model TFLOP/s
+  // 1,024 H100, TP 8 x CP 32 x DP 4, one sequence of 1,048,576 tokens per DP rank: 536 TFLOP/s.
+  const auto& m = row(v, 410, Metric::TokensPerSPerGpu);
+  REQUIRE(m.has_workload);
+  CHECK(m.measured == Approx(536e12 / flops(1048576)).epsilon(1e-9));
+  CHECK((m.workload.tp == 8 && m.workload.cp == 32 && m.workload.dp == 4 && m.workload.seq_len == 1048576));
+  CHECK(m.workload.micro_batch == 1);
+  // "Without CP" rows ran a configuration the page does not list; the B200 rows' stated DP is not
+  // what their TP x CP leaves of the GPUs.
+  const auto& nocp = row(v, 411, Metric::TokensPerSPerGpu);
+  CHECK_FALSE(nocp.has_workload);
+  CHECK(nocp.not_expressible.find("layout not stated") != std::string::npos);
+  const auto& b200 = row(v, 426, Metric::TokensPerSPerGpu);
+  CHECK_FALSE(b200.has_workload);
+  CHECK(b200.not_expressible.find("DP 4 stated") != std::string::npos);
+}
+
 TEST_CASE("NeMo fine-tuning rows: packed SQuAD samples, SFT as training, LoRA on the published defaults", "[validation]") {
   const auto v = load_dataset("nvidia_nemo_finetune", kCsv);
   // NeMo 24.07's mixed table: row 13 (Llama 2 7B, 682 model TFLOP/s at 17,120 tokens/s = 5.9 N per

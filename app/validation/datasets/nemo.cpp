@@ -14,7 +14,8 @@
 // pages is Transformer Engine's default delayed scaling (the 24.07 launcher configs set
 // fp8_amax_history_len 1024), "FP8" and the unlabelled 25.09 table on later pages are
 // current scaling (25.11 labels the same primary column FP8-CS); a figure in parentheses
-// (another recipe) is not used. Measured: tokens/s/GPU. Rows are written only when every
+// (another recipe) is not used. Measured: tokens/s/GPU (the long-sequence page prints model TFLOP/s
+// only: divided by the page's FLOPs per token, nemo_flops_per_token; micro-batch 1, not stated). Rows are written only when every
 // feature they use exists in trnsim; the blockers are listed in a fixed order.
 #include <fmt/format.h>
 
@@ -116,6 +117,18 @@ const NemoMoe* moe_of(const std::string& model) {
 //   page's model TFLOP/s counts 6 N FLOPs per token for SFT and 4 N for LoRA (checked on the 26.06
 //   rows, whose sections name the mode: 6.2 N and 4.0 N), so a row's model TFLOP/s per token over
 //   its model's N says which table it came from. The ratio does not depend on the measured speed.
+// NeMo's model FLOPs per token of a Llama-style model on the NeMo 1.x / 2.0 pages (the model
+// TFLOP/s they print): L h^2 (12 + 12 kv/heads + 18 ffn/h + 12 s/h + 6 V / (L h)), attention
+// counted in full (not causal). Checked: every 24.07 pre-training row that prints both figures
+// satisfies tokens/s x this = TFLOP/s within 0.1 %; the Megatron-Bridge pages (25.09 on) count
+// the attention term causal (6 s/h; their rows satisfy that one instead).
+double nemo_flops_per_token(const NemoShape& s, int64_t seq) {
+  const double h = static_cast<double>(s.hidden), L = static_cast<double>(s.layers);
+  return L * h * h *
+         (12.0 + 12.0 * static_cast<double>(s.kv) / static_cast<double>(s.heads) + 18.0 * static_cast<double>(s.ffn) / h +
+          12.0 * static_cast<double>(seq) / h + 6.0 * static_cast<double>(s.vocab) / (L * h));
+}
+
 constexpr int64_t kPackedSampleTokens = 256;
 constexpr int64_t kLoraRank = 32;
 
@@ -191,8 +204,29 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     };
     if (shape && uneven(shape->layers)) blockers.push_back("pipeline split: neither layers nor layers + 2 divide PP x VP");
     const std::string tok = t.at(r, "tokens_per_s_per_gpu");
-    if (tok.empty()) blockers.push_back("no measured tokens/s/GPU");
-    else c.measured = num(t, r, "tokens_per_s_per_gpu");
+    // The long-sequence page (NeMo 24.03 / 25.04) prints model TFLOP/s per GPU only; with the
+    // page's FLOPs per token (nemo_flops_per_token, NeMo 1.x / 2.0's formula) it is tokens/s per
+    // GPU. Its rows "without CP" ran "the most performant configuration without CP", not listed.
+    const std::string notes = t.at(r, "notes");
+    const bool long_seq = contains(task, "long sequence");
+    if (long_seq && contains(notes, "WITHOUT CP")) {
+      blockers.push_back("layout not stated (the long-sequence page's best configuration without CP)");
+    } else if (long_seq && tok.empty() && shape && !t.at(r, "model_tflops_per_gpu").empty()) {
+      c.measured = num(t, r, "model_tflops_per_gpu") * 1e12 / nemo_flops_per_token(*shape, c.seq);
+      c.label += " (from model TFLOP/s)";
+    } else if (tok.empty()) {
+      blockers.push_back("no measured tokens/s/GPU");
+    } else {
+      c.measured = num(t, r, "tokens_per_s_per_gpu");
+    }
+    // A DP the notes state must be what the GPUs leave (the B200 long-sequence rows: DP 2-4 stated,
+    // 8-16 left by TP x PP x CP; their global batch of 4 could not fill 16).
+    if (const auto at = notes.find("DP="); at != std::string::npos && gpus > 0) {
+      const int64_t dp_stated = std::atoll(notes.c_str() + at + 3), dp_left = gpus / (tp * pp * cp);
+      if (dp_stated > 0 && dp_stated != dp_left)
+        blockers.push_back(fmt::format("published layout inconsistent: DP {} stated, TP {} x PP {} x CP {} leaves {} of {} GPUs",
+                                       dp_stated, tp, pp, cp, dp_left, gpus));
+    }
     const bool no_mtp = contains(name, "w/o MTP");
     std::string layout;
     if (moe && uses_recipe_layout(name) && pp > 1) {
