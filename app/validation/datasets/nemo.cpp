@@ -14,9 +14,10 @@
 // pages is Transformer Engine's default delayed scaling (the 24.07 launcher configs set
 // fp8_amax_history_len 1024), "FP8" and the unlabelled 25.09 table on later pages are
 // current scaling (25.11 labels the same primary column FP8-CS); a figure in parentheses
-// (another recipe) is not used. Measured: tokens/s/GPU (the long-sequence page prints model TFLOP/s
-// only: divided by the page's FLOPs per token, nemo_flops_per_token; micro-batch 1, not stated). Rows are written only when every
-// feature they use exists in trnsim; the blockers are listed in a fixed order.
+// (another recipe) is not used. Measured: tokens/s/GPU (the long-sequence page prints model
+// TFLOP/s only: divided by the page's FLOPs per token, nemo_flops_per_token; micro-batch 1, not
+// stated). Rows are written only when every feature they use exists in trnsim; the blockers are
+// listed in a fixed order.
 #include <fmt/format.h>
 
 #include <algorithm>
