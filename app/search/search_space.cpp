@@ -138,7 +138,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
         for (int64_t pp : pps) {
           if (!allowed(ax, "pp", pp) || devices % (tp * pp)) continue;
           // Context parallelism only when asked for (--axes cp=...); expert parallelism over every
-          // divisor of the experts that divides tp x dp for MoE models (1 for dense ones).
+          // divisor of the experts that divides tp x cp x dp for MoE models (1 for dense ones).
           std::vector<int64_t> cps = {1};
           if (ax.count("cp")) cps = divisors(devices / (tp * pp));
           for (int64_t cp : cps) {
@@ -147,15 +147,15 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
           const int64_t dp = devices / (tp * pp * cp);
           if (spec.global_batch % dp) continue;
           std::vector<int64_t> eps = {1};
-          if (m.moe.active() && cp == 1) eps = divisors(m.moe.experts);
+          if (m.moe.active()) eps = divisors(m.moe.experts);
           for (int64_t ep : eps) {
-          if (!allowed(ax, "ep", ep) || (tp * dp) % ep) continue;
+          if (!allowed(ax, "ep", ep) || (tp * cp * dp) % ep) continue;
           // Expert TP only when asked for (--axes etp=...): divisors of the expert FFN whose expert
-          // grid (etp x ep) fits the TP x DP ranks.
+          // grid (etp x ep) fits the TP x CP x DP ranks.
           std::vector<int64_t> etps = {1};
           if (ax.count("etp") && m.moe.active()) etps = divisors(m.moe.expert_ffn);
           for (int64_t etp : etps) {
-          if (!allowed(ax, "etp", etp) || etp > 1024 || (tp * dp) % (ep * etp)) continue;
+          if (!allowed(ax, "etp", etp) || etp > 1024 || (tp * cp * dp) % (ep * etp)) continue;
           // Virtual stages: divisors of the layers per stage; for an uneven degree, those --axes
           // lists (1 if it lists none) that leave every chunk a layer.
           std::vector<int64_t> vss = divisors(m.layers / pp);

@@ -6,7 +6,7 @@
 // none / selective / full; ZeRO 0-3 (3: FSDP); sequence parallelism on / off (on for MoE models with tp > 1); TP and DP overlap on /
 // off; fused projections; attention kernel; hardware and node counts; precision (bf16 only unless
 // --axes lists fp8 / mxfp8 / nvfp4; a format the hardware lacks is skipped for it); expert
-// parallelism (every divisor of a MoE model's experts that divides tp x dp); context parallelism
+// parallelism (every divisor of a MoE model's experts that divides tp x cp x dp); context parallelism
 // (only when --axes lists cp values: flash attention, seq divisible by 2 x cp). `--axes`
 // limits any of them. Layouts are kept compact (no strings) so millions fit in memory.
 #pragma once

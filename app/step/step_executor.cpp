@@ -45,7 +45,7 @@ class Executor {
     const GroupLayout cp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.cp));
     const GroupLayout dp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.dp_cp()));
     const GroupLayout pp = layout_group(s.hw, static_cast<int>(w.tp * w.dp_cp()), static_cast<int>(w.pp));
-    // The expert grid over the TP x DP ranks (Megatron-Core): ETP fastest (runs of etp consecutive
+    // The expert grid over the TP x CP x DP ranks (Megatron-Core): ETP fastest (runs of etp consecutive
     // ranks), then EP (ranks etp apart), then expert data parallel (ranks etp x ep apart).
     const GroupLayout etp = layout_group(s.hw, 1, static_cast<int>(w.etp));
     const GroupLayout ep = layout_group(s.hw, static_cast<int>(w.etp), static_cast<int>(w.ep));

@@ -35,17 +35,18 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if (m.moe.active() && m.moe.experts % w.ep != 0)
     fail("/parallel/ep", fmt::format("ep {} does not divide the {} experts of {}; use a divisor of {}", w.ep, m.moe.experts,
                                      m.name, m.moe.experts));
-  if ((w.tp * w.dp) % w.ep != 0)
-    fail("/parallel/ep", fmt::format("ep {} must divide tp x dp = {} (expert-parallel ranks come from the TP and DP ranks "
-                                     "of one pipeline stage)", w.ep, w.tp * w.dp));
+  const int64_t dense_ranks = w.tp * w.cp * w.dp;  // one pipeline stage's ranks, which the expert grid re-arranges
+  if (dense_ranks % w.ep != 0)
+    fail("/parallel/ep", fmt::format("ep {} must divide tp x cp x dp = {} (expert-parallel ranks come from the TP, CP and "
+                                     "DP ranks of one pipeline stage)", w.ep, dense_ranks));
   if (w.etp > 1 && !m.moe.active())
     fail("/parallel/etp", fmt::format("etp {} but {} has no experts (not a MoE model); set etp 1", w.etp, m.name));
   if (m.moe.active() && m.moe.expert_ffn % w.etp != 0)
     fail("/parallel/etp", fmt::format("etp {} does not divide the expert FFN width {} of {}; use a divisor of {}", w.etp,
                                       m.moe.expert_ffn, m.name, m.moe.expert_ffn));
-  if ((w.tp * w.dp) % (w.ep * w.etp) != 0)
-    fail("/parallel/etp", fmt::format("ep x etp = {} must divide tp x dp = {} (the expert grid re-arranges the TP and DP "
-                                      "ranks of one pipeline stage)", w.ep * w.etp, w.tp * w.dp));
+  if (dense_ranks % (w.ep * w.etp) != 0)
+    fail("/parallel/etp", fmt::format("ep x etp = {} must divide tp x cp x dp = {} (the expert grid re-arranges the TP, CP "
+                                      "and DP ranks of one pipeline stage)", w.ep * w.etp, dense_ranks));
   if (w.lora.active() && m.non_dense_layers())
     fail("/lora", fmt::format("LoRA is modelled for dense attention / MLP decoders; {} has {} layers (use full training)",
                               m.name, m.non_dense_layers()));

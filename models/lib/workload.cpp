@@ -153,14 +153,14 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
       p.fail("grad_reduce", "ZeRO-2 partitions gradients, so it reduces them every micro-batch; remove grad_reduce or set "
                             "\"per_micro_batch\" (or use zero 1, or zero 3 without gradient sync, for a per-step reduction)");
     p.finish();
-    if (w.cp > 1 && w.ep * w.etp > 1)
-      p.fail("cp", "context parallelism with expert (tensor) parallelism is not modelled yet; use cp 1 or ep 1 and etp 1");
-    if ((w.tp * w.dp) % w.ep != 0)
-      p.fail("ep", fmt::format("ep {} must divide tp x dp = {} (expert-parallel ranks come from the TP and DP ranks)", w.ep,
-                               w.tp * w.dp));
-    if ((w.tp * w.dp) % (w.ep * w.etp) != 0)
-      p.fail("etp", fmt::format("ep x etp = {} x {} must divide tp x dp = {} (the expert grid re-arranges the TP and DP "
-                                "ranks); pick an etp dividing {}", w.ep, w.etp, w.tp * w.dp, w.tp * w.dp / w.ep));
+    // Megatron-Core's expert grid (ETP x EP x expert DP) re-arranges one stage's TP x CP x DP ranks.
+    const int64_t dense_ranks = w.tp * w.cp * w.dp;
+    if (dense_ranks % w.ep != 0)
+      p.fail("ep", fmt::format("ep {} must divide tp x cp x dp = {} (expert-parallel ranks come from the TP, CP and DP "
+                               "ranks)", w.ep, dense_ranks));
+    if (dense_ranks % (w.ep * w.etp) != 0)
+      p.fail("etp", fmt::format("ep x etp = {} x {} must divide tp x cp x dp = {} (the expert grid re-arranges the TP, CP "
+                                "and DP ranks); pick an etp dividing {}", w.ep, w.etp, dense_ranks, dense_ranks / w.ep));
     if (w.sequence_parallel && w.tp == 1)
       p.fail("sequence_parallel", "sequence parallelism needs tp > 1; set it false or raise tp");
   }

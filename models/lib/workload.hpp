@@ -62,11 +62,12 @@ struct Workload {
   std::string execution;
   int64_t tp = 1, pp = 1, dp = 1;
   // Expert parallelism (MoE models): routed experts are split over `ep` ranks taken from the
-  // TP x DP ranks; expert gradients reduce over the tp x dp / (ep x etp) expert-data-parallel ranks.
+  // TP x CP x DP ranks of a stage; expert gradients reduce over the tp x cp x dp / (ep x etp)
+  // expert-data-parallel ranks.
   int64_t ep = 1;
   // Expert tensor parallelism (Megatron-Core's expert_tensor_parallel_size): each expert's FFN
   // split over `etp` ranks (column-parallel up, row-parallel down). The expert grid orders the
-  // same TP x DP ranks ETP fastest, then EP, then expert-data-parallel; tokens are all-gathered
+  // same TP x CP x DP ranks ETP fastest, then EP, then expert-data-parallel; tokens are all-gathered
   // over the ETP group after the dispatch and reduce-scattered before the combine.
   int64_t etp = 1;
   // Context parallelism: each sequence split over `cp` ranks (between TP and DP in Megatron's
@@ -86,7 +87,7 @@ struct Workload {
   // (Transformer Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP uses, loops cuBLAS
   // GEMMs over the experts on the host), so eager execution pays one launch per local expert.
   enum class MoeGroupedGemm { Fused, PerExpert } moe_grouped_gemm = MoeGroupedGemm::Fused;
-  int64_t edp() const { return tp * dp / (ep * etp); }
+  int64_t edp() const { return tp * cp * dp / (ep * etp); }
   bool sequence_parallel = false;
   int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients; 3: + parameters (FSDP)
   Schedule schedule = Schedule::OneF1B;

@@ -90,7 +90,7 @@ TEST_CASE("bad expert-TP input gets a precise error", "[moe][etp][config]") {
   auto m = load_model_spec(model_path("qwen3-30b-a3b"));
   nlohmann::json wl = nlohmann::json::parse(workload_to_json(qwen(2)));
   wl["parallel"]["etp"] = 3;  // ep x etp = 12 does not divide tp x dp = 8
-  CHECK_THROWS_WITH(workload_from_json(wl, "w.json"), Catch::Contains("/parallel/etp") && Catch::Contains("divide tp x dp"));
+  CHECK_THROWS_WITH(workload_from_json(wl, "w.json"), Catch::Contains("/parallel/etp") && Catch::Contains("divide tp x cp x dp"));
   wl["parallel"]["etp"] = 0;
   CHECK_THROWS_WITH(workload_from_json(wl, "w.json"), Catch::Contains("/parallel/etp"));
   m.moe.expert_ffn = 770;  // not a multiple of etp 4

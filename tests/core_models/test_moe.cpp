@@ -124,7 +124,41 @@ TEST_CASE("bad MoE input gets a precise error", "[moe][config]") {
   nlohmann::json wl = nlohmann::json::parse(workload_to_json(qwen(1, 8, 8)));
   wl["parallel"]["ep"] = 16;
   wl["parallel"]["dp"] = 4;
-  CHECK_THROWS_WITH(workload_from_json(wl, "w.json"), Catch::Contains("/parallel/ep") && Catch::Contains("divide tp x dp"));
+  CHECK_THROWS_WITH(workload_from_json(wl, "w.json"), Catch::Contains("/parallel/ep") && Catch::Contains("divide tp x cp x dp"));
+  // With CP the expert grid has the CP ranks too: ep 16 over tp 1 x cp 2 x dp 4 = 8 ranks cannot be.
+  wl["parallel"]["cp"] = 2;
+  wl["parallel"]["dp"] = 4;
+  CHECK_THROWS_WITH(workload_from_json(wl, "w.json"), Catch::Contains("/parallel/ep") && Catch::Contains("= 8"));
+}
+
+TEST_CASE("CP beside EP: the expert grid re-arranges the TP x CP x DP ranks, by hand", "[moe][memory][cp]") {
+  // Qwen3-235B-A22B on 64 GB200s: TP 2 x CP 2 x DP 16, EP 32. Experts: 4 of 128 per rank. Dense
+  // states shard over DP x CP = 32 (the distributed optimizer), expert states over expert DP =
+  // 2 x 2 x 16 / 32 = 2. Activations: each rank holds half of every sequence.
+  const auto m = load_model_spec(model_path("qwen3-235b-a22b"));
+  Workload w = workload("qwen3-235b-a22b", "gb200-nvl72", 16, 2, 1, 16, 1, 1024, 4096);
+  w.cp = 2;
+  w.ep = 32;
+  w.sequence_parallel = true;
+  w.attention = Attention::Flash;
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  w.zero = 1;
+  CHECK(w.edp() == 2);
+  const auto b = memory_per_stage(m, w, build_step_plan(m, w)).front();
+  const double L = m.layers, h = m.hidden, d = m.head_dim();
+  const double experts = L * 128 * 3 * h * 1536 / 32;
+  const double dense = (L * (h * 64 * d + 2 * h * 4 * d + 64 * d * h + h * 128 + 2 * h) + 2 * h * m.vocab + h) / 2;
+  CHECK(b.weights.base() == Approx(2 * (experts + dense)).epsilon(1e-3));
+  CHECK(b.optimizer_states.base() == Approx(8 * (dense / 32 + experts / 2)).epsilon(1e-3));
+  CHECK(b.master_weights.base() == Approx(4 * (dense / 32 + experts / 2)).epsilon(1e-3));
+  // The same layout without CP (DP 32): the same states; half the activations with CP 2.
+  Workload nocp = w;
+  nocp.cp = 1;
+  nocp.dp = 32;
+  const auto c = memory_per_stage(m, nocp, build_step_plan(m, nocp)).front();
+  CHECK(c.optimizer_states.base() == Approx(b.optimizer_states.base()).epsilon(1e-9));
+  CHECK(b.activations.base() == Approx(c.activations.base() / 2).epsilon(0.02));
 }
 
 TEST_CASE("group-limited routing and the per-domain dispatcher reach the all-to-all ops", "[moe][routing]") {

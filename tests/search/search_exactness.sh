@@ -113,6 +113,19 @@ print(f"search exact with expert TP: {ex['counts']['fits']} layouts fit ({one['c
       f"{bb['counts']['simulated']} simulated")
 PY
 
+# Context parallelism beside expert parallelism (issue 24): the expert grid re-arranges the TP x CP x DP
+# ranks, so EP may span CP ranks; the bound stays below every simulated step.
+exact moecp --model qwen3-30b-a3b --hw dgx-h100 --nodes 1 --seq 1024 --global-batch 32 \
+      --axes "attention=flash;fused=on;dp_overlap=on;cp=1,2;recompute=none" --top-k 10 --threads 2
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+ex = json.load(open(f"{t}/moecp-ex.json"))
+both = [r for r in ex["top_by_throughput"] if r["cp"] > 1 and r["ep"] > 1]
+assert both and all(r["ep"] <= r["tp"] * r["cp"] * r["dp"] for r in both), ex["top_by_throughput"]
+print(f"search exact with CP beside EP: {ex['counts']['fits']} layouts fit, {len(both)} of the top list use both")
+PY
+
 # A stack whose TP overlap covers the forward too (nemo: tp_overlap_forward): the plan's forward
 # collectives differ with tp_overlap, so the two are different plan shapes.
 exact nemo --model llama2-7b --hw dgx-h100 --nodes 1 --seq 2048 --global-batch 64 --stack nemo \

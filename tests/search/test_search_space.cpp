@@ -77,11 +77,12 @@ TEST_CASE("expert and context parallelism are search axes", "[search][moe][cp]")
     const Workload w = layout_workload(l, spec, hws[0]);
     CHECK(w.devices() == 8);
     CHECK(model.moe.experts % w.ep == 0);
-    CHECK((w.tp * w.dp) % w.ep == 0);
+    CHECK((w.tp * w.cp * w.dp) % w.ep == 0);
     if (l.ep > 1) CHECK(layout_name(l, spec).find(fmt::format("-ep{}", l.ep)) != std::string::npos);
   }
-  // EP: 1, 2, 4, 8 at DP 8 (128 experts); CP 2 only without EP (DP 4).
-  CHECK(seen == std::set<std::pair<int, int>>{{1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 2}});
+  // EP: 1, 2, 4, 8 over the 8 ranks of a stage (128 experts), with CP 1 (DP 8) and CP 2 (DP 4):
+  // the expert grid takes the CP ranks too.
+  CHECK(seen == std::set<std::pair<int, int>>{{1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 2}, {2, 2}, {4, 2}, {8, 2}});
 }
 
 TEST_CASE("a stack profile fixes the axes it sets, where the loader would apply them", "[search][stack]") {
