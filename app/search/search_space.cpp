@@ -138,7 +138,10 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
         for (int64_t pp : pps) {
           if (!allowed(ax, "pp", pp) || devices % (tp * pp)) continue;
           // Context parallelism only when asked for (--axes cp=...); expert parallelism over every
-          // divisor of the experts that divides tp x cp x dp for MoE models (1 for dense ones).
+          // divisor of the experts that divides tp x cp x dp for MoE models (1 for dense ones). EP
+          // beside CP > 1 only when --axes lists ep degrees: every EP degree at every CP degree
+          // multiplies a MoE space several times over (DeepSeek-V3's benchmark space: 11 M layouts,
+          // 1.4 GiB; with it > 3 GiB), and long-context MoE runs are the exception.
           std::vector<int64_t> cps = {1};
           if (ax.count("cp")) cps = divisors(devices / (tp * pp));
           for (int64_t cp : cps) {
@@ -147,7 +150,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
           const int64_t dp = devices / (tp * pp * cp);
           if (spec.global_batch % dp) continue;
           std::vector<int64_t> eps = {1};
-          if (m.moe.active()) eps = divisors(m.moe.experts);
+          if (m.moe.active() && (cp == 1 || ax.count("ep"))) eps = divisors(m.moe.experts);
           for (int64_t ep : eps) {
           if (!allowed(ax, "ep", ep) || (tp * cp * dp) % ep) continue;
           // Expert TP only when asked for (--axes etp=...): divisors of the expert FFN whose expert

@@ -114,9 +114,10 @@ print(f"search exact with expert TP: {ex['counts']['fits']} layouts fit ({one['c
 PY
 
 # Context parallelism beside expert parallelism (issue 24): the expert grid re-arranges the TP x CP x DP
-# ranks, so EP may span CP ranks; the bound stays below every simulated step.
+# ranks, so EP may span CP ranks (offered beside CP > 1 when --axes lists ep); the bound stays below
+# every simulated step.
 exact moecp --model qwen3-30b-a3b --hw dgx-h100 --nodes 1 --seq 1024 --global-batch 32 \
-      --axes "attention=flash;fused=on;dp_overlap=on;cp=1,2;recompute=none" --top-k 10 --threads 2
+      --axes "attention=flash;fused=on;dp_overlap=on;cp=1,2;ep=1,2,4,8;recompute=none" --top-k 10 --threads 2
 python3 - "$tmp" <<'PY'
 import json, sys
 t = sys.argv[1]

@@ -70,7 +70,7 @@ TEST_CASE("precision is a search axis; formats a chip lacks are skipped for it",
 
 TEST_CASE("expert and context parallelism are search axes", "[search][moe][cp]") {
   const auto [spec, hws, model] =
-      one_hw_space("qwen3-30b-a3b", "gb200-nvl72", 2, 2048, 32, "attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;cp=1,2");
+      one_hw_space("qwen3-30b-a3b", "gb200-nvl72", 2, 2048, 32, "attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;cp=1,2;ep=1,2,4,8");
   std::set<std::pair<int, int>> seen;  // (ep, cp)
   for (const auto& l : enumerate_space(spec, model, hws)) {
     seen.insert({l.ep, l.cp});
@@ -83,6 +83,12 @@ TEST_CASE("expert and context parallelism are search axes", "[search][moe][cp]")
   // EP: 1, 2, 4, 8 over the 8 ranks of a stage (128 experts), with CP 1 (DP 8) and CP 2 (DP 4):
   // the expert grid takes the CP ranks too.
   CHECK(seen == std::set<std::pair<int, int>>{{1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 2}, {2, 2}, {4, 2}, {8, 2}});
+  // Without ep in --axes, CP > 1 keeps EP 1 (EP at every CP degree multiplies a MoE space).
+  auto [spec2, hws2, model2] =
+      one_hw_space("qwen3-30b-a3b", "gb200-nvl72", 2, 2048, 32, "attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;cp=1,2");
+  std::set<std::pair<int, int>> seen2;
+  for (const auto& l : enumerate_space(spec2, model2, hws2)) seen2.insert({l.ep, l.cp});
+  CHECK(seen2 == std::set<std::pair<int, int>>{{1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 2}});
 }
 
 TEST_CASE("a stack profile fixes the axes it sets, where the loader would apply them", "[search][stack]") {
