@@ -35,7 +35,7 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if (m.moe.active() && m.moe.experts % w.ep != 0)
     fail("/parallel/ep", fmt::format("ep {} does not divide the {} experts of {}; use a divisor of {}", w.ep, m.moe.experts,
                                      m.name, m.moe.experts));
-  const int64_t dense_ranks = w.tp * w.cp * w.dp;  // one pipeline stage's ranks, which the expert grid re-arranges
+  const int64_t dense_ranks = w.dense_ranks();
   if (dense_ranks % w.ep != 0)
     fail("/parallel/ep", fmt::format("ep {} must divide tp x cp x dp = {} (expert-parallel ranks come from the TP, CP and "
                                      "DP ranks of one pipeline stage)", w.ep, dense_ranks));

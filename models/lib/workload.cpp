@@ -154,7 +154,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
                             "\"per_micro_batch\" (or use zero 1, or zero 3 without gradient sync, for a per-step reduction)");
     p.finish();
     // Megatron-Core's expert grid (ETP x EP x expert DP) re-arranges one stage's TP x CP x DP ranks.
-    const int64_t dense_ranks = w.tp * w.cp * w.dp;
+    const int64_t dense_ranks = w.dense_ranks();
     if (dense_ranks % w.ep != 0)
       p.fail("ep", fmt::format("ep {} must divide tp x cp x dp = {} (expert-parallel ranks come from the TP, CP and DP "
                                "ranks)", w.ep, dense_ranks));

@@ -87,7 +87,8 @@ struct Workload {
   // (Transformer Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP uses, loops cuBLAS
   // GEMMs over the experts on the host), so eager execution pays one launch per local expert.
   enum class MoeGroupedGemm { Fused, PerExpert } moe_grouped_gemm = MoeGroupedGemm::Fused;
-  int64_t edp() const { return tp * cp * dp / (ep * etp); }
+  int64_t dense_ranks() const { return tp * cp * dp; }  // one pipeline stage's ranks, which the expert grid re-arranges
+  int64_t edp() const { return dense_ranks() / (ep * etp); }
   bool sequence_parallel = false;
   int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients; 3: + parameters (FSDP)
   Schedule schedule = Schedule::OneF1B;

@@ -20,6 +20,24 @@ namespace {
 Workload qwen(int64_t tp, int64_t dp, int64_t ep, int64_t mb = 1) {
   return test::moe_workload("qwen3-30b-a3b", "gb200-nvl72", dp * tp / 4, tp, dp, ep, mb, dp * mb * 2, 4096);
 }
+// Qwen3-235B-A22B on 64 GB200s at TP 2 (SP, flash, mixed BF16 with FP32 gradients, ZeRO-1).
+Workload qwen235(int64_t dp, int64_t ep, int64_t cp = 1) {
+  Workload w = workload("qwen3-235b-a22b", "gb200-nvl72", 16, 2, 1, dp, 1, 1024, 4096);
+  w.cp = cp;
+  w.ep = ep;
+  w.sequence_parallel = true;
+  w.attention = Attention::Flash;
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  w.zero = 1;
+  return w;
+}
+// Its dense (non-expert) parameters per TP-2 rank, by hand: attention (64 query heads, 4 KV heads),
+// router, two norms per layer; embedding and head; the final norm.
+double qwen235_dense_per_rank(const ModelSpec& m) {
+  const double L = m.layers, h = m.hidden, d = m.head_dim();
+  return (L * (h * 64 * d + 2 * h * 4 * d + 64 * d * h + h * 128 + 2 * h) + 2 * h * m.vocab + h) / 2;
+}
 }  // namespace
 
 TEST_CASE("Qwen3 MoE models count their published parameters", "[moe]") {
@@ -92,18 +110,11 @@ TEST_CASE("MoE FLOPs: 6 x active parameters x tokens + attention", "[moe]") {
 
 TEST_CASE("EP shards expert states: Qwen3-235B-A22B at TP 2, EP 64, DP 32, by hand", "[moe][memory]") {
   const auto m = load_model_spec(model_path("qwen3-235b-a22b"));
-  Workload w = workload("qwen3-235b-a22b", "gb200-nvl72", 16, 2, 1, 32, 1, 1024, 4096);
-  w.ep = 64;
-  w.sequence_parallel = true;
-  w.attention = Attention::Flash;
-  w.precision = Precision::MixedBF16;
-  w.fp32_grads = true;
-  w.zero = 1;
+  const Workload w = qwen235(32, 64);
   const auto mem = memory_per_stage(m, w, build_step_plan(m, w));
   const auto& b = mem.front();
-  const double L = m.layers, h = m.hidden, d = m.head_dim();
-  const double experts = L * 128 * 3 * h * 1536 / 64;                      // 2 of 128 experts per layer
-  const double dense = (L * (h * 64 * d + 2 * h * 4 * d + 64 * d * h + h * 128 + 2 * h) + 2 * h * m.vocab + h) / 2;
+  const double experts = m.layers * 128 * 3 * static_cast<double>(m.hidden) * 1536 / 64;  // 2 of 128 experts per layer
+  const double dense = qwen235_dense_per_rank(m);
   CHECK(b.weights.base() == Approx(2 * (experts + dense)).epsilon(1e-3));  // BF16 weights
   CHECK(b.gradients.base() == Approx(4 * (experts + dense)).epsilon(1e-3));  // FP32 main grads
   // Distributed optimizer: dense states over DP 32, expert states over EDP = 2 x 32 / 64 = 1.
@@ -136,26 +147,16 @@ TEST_CASE("CP beside EP: the expert grid re-arranges the TP x CP x DP ranks, by 
   // states shard over DP x CP = 32 (the distributed optimizer), expert states over expert DP =
   // 2 x 2 x 16 / 32 = 2. Activations: each rank holds half of every sequence.
   const auto m = load_model_spec(model_path("qwen3-235b-a22b"));
-  Workload w = workload("qwen3-235b-a22b", "gb200-nvl72", 16, 2, 1, 16, 1, 1024, 4096);
-  w.cp = 2;
-  w.ep = 32;
-  w.sequence_parallel = true;
-  w.attention = Attention::Flash;
-  w.precision = Precision::MixedBF16;
-  w.fp32_grads = true;
-  w.zero = 1;
+  const Workload w = qwen235(16, 32, 2);
   CHECK(w.edp() == 2);
   const auto b = memory_per_stage(m, w, build_step_plan(m, w)).front();
-  const double L = m.layers, h = m.hidden, d = m.head_dim();
-  const double experts = L * 128 * 3 * h * 1536 / 32;
-  const double dense = (L * (h * 64 * d + 2 * h * 4 * d + 64 * d * h + h * 128 + 2 * h) + 2 * h * m.vocab + h) / 2;
+  const double experts = m.layers * 128 * 3 * static_cast<double>(m.hidden) * 1536 / 32;
+  const double dense = qwen235_dense_per_rank(m);
   CHECK(b.weights.base() == Approx(2 * (experts + dense)).epsilon(1e-3));
   CHECK(b.optimizer_states.base() == Approx(8 * (dense / 32 + experts / 2)).epsilon(1e-3));
   CHECK(b.master_weights.base() == Approx(4 * (dense / 32 + experts / 2)).epsilon(1e-3));
   // The same layout without CP (DP 32): the same states; half the activations with CP 2.
-  Workload nocp = w;
-  nocp.cp = 1;
-  nocp.dp = 32;
+  const Workload nocp = qwen235(32, 32);
   const auto c = memory_per_stage(m, nocp, build_step_plan(m, nocp)).front();
   CHECK(c.optimizer_states.base() == Approx(b.optimizer_states.base()).epsilon(1e-9));
   CHECK(b.activations.base() == Approx(c.activations.base() / 2).epsilon(0.02));

@@ -142,9 +142,10 @@ static const HwSpec& hw_spec_of(const std::string& hw) {
 
 int64_t cores_per_node_of(const std::string& hw) { return hw_spec_of(hw).cores_per_node(); }
 
-double hbm_bytes_per_core_of(const std::string& hw) {
+bool states_exceed_hbm(const ModelSpec& m, double bytes_per_parameter, int64_t shards, const std::string& hw) {
   const HwSpec& h = hw_spec_of(hw);
-  return h.hbm.capacity_per_chip.base() / h.cores_per_chip;
+  return static_cast<double>(m.total_parameters()) * bytes_per_parameter / static_cast<double>(shards) >
+         h.hbm.capacity_per_chip.base() / h.cores_per_chip;
 }
 
 void lightest_recompute_that_fits(ValidationCase& c) {

@@ -36,8 +36,10 @@ ValidationCase peak_memory_case(const ValidationCase& c, double stated_gib);
 const StackProfile& stack_profile(const std::string& name);
 // Cores (GPUs) per node of hw/<name>.json, read once per process (adapters ask for every row).
 int64_t cores_per_node_of(const std::string& hw);
-// HBM capacity of one core (GPU) of hw/<name>.json, bytes (before the usable fraction).
-double hbm_bytes_per_core_of(const std::string& hw);
+// Whether `bytes_per_parameter` of every parameter of `m`, split over `shards` ranks, exceeds one
+// core's HBM on hw/<name>.json (its whole capacity, before the usable fraction): a hand check
+// that a published layout cannot have run as stated, whatever trnsim's memory model says.
+bool states_exceed_hbm(const ModelSpec& m, double bytes_per_parameter, int64_t shards, const std::string& hw);
 // For stacks whose published configurations are tuned to fit (NVIDIA's recipes): the lightest
 // activation recompute with which the row's workload fits in memory, in the order none, selective
 // (attention core), full recompute of the first N layers of each pipeline chunk (Megatron-Core's

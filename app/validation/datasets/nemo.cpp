@@ -51,8 +51,11 @@ struct NemoPrecision {
   Precision precision;
   Fp8Recipe recipe;
 };
+// NeMo 24.x containers (24.03, 24.07) ran NeMo 1.x; later pages run Megatron-Bridge.
+bool nemo1_container(const std::string& container) { return contains(container, "24."); }
+
 bool nemo_precision(const std::string& label, const std::string& container, NemoPrecision& out) {
-  const bool early = contains(container, "24.");
+  const bool early = nemo1_container(container);
   out.recipe = early ? Fp8Recipe::Delayed : Fp8Recipe::Current;
   if (label == "BF16") out.precision = Precision::MixedBF16;
   else if (label == "MXFP8" || label == "FP8-MX") out.precision = Precision::MXFP8;
@@ -142,7 +145,7 @@ void fine_tuning(Workload& w, const ModelSpec& m, const CsvTable& t, size_t r, b
   }
   if (!lora) return;
   w.lora.rank = kLoraRank;
-  const bool nemo1 = contains(t.at(r, "container"), "24.");
+  const bool nemo1 = nemo1_container(t.at(r, "container"));
   w.lora.proj = w.lora.fc1 = w.lora.fc2 = !nemo1;
 }
 
@@ -272,7 +275,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
       w.fp8_recipe = np.recipe;
       // NeMo 24.07 rows ran NeMo 1.x from the launcher's configs (profile nemo-launcher: Apex
       // distributed Adam, BF16 gradients); later pages run Megatron-Bridge's recipes (nemo).
-      const bool launcher = contains(t.at(r, "container"), "24.");
+      const bool launcher = nemo1_container(t.at(r, "container"));
       w = with_stack(w, stack_profile(launcher ? "nemo-launcher" : "nemo"));
       // The launcher's per-model ub_tp_comm_overlap (frameworks.md §3 b): on in the Llama 70B configs.
       if (launcher) w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(name, "70B");
@@ -281,8 +284,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
       // BF16 weights and the stack's gradients (TP x PP shards them, nothing else) ran sharded:
       // Megatron-FSDP, as the same model and system in the page's other tables (one row: Llama 3
       // 70B, GB300, NVFP4, TP 1 x PP 1 on 64 GPUs: 423 GB of weights and FP32 gradients per GPU).
-      const bool unshardable = !moe && static_cast<double>(m.total_parameters()) * (2 + w.grad_bytes()) /
-                                               static_cast<double>(tp * pp) > hbm_bytes_per_core_of(w.hw);
+      const bool unshardable = !moe && states_exceed_hbm(m, 2.0 + w.grad_bytes(), tp * pp, w.hw);
       if (fsdp_on || unshardable) w.zero = 3, w.reduce_every_micro_batch = true;
       w.virtual_stages = vp;
       if (!layout.empty()) {

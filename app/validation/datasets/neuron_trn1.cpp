@@ -75,8 +75,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
     // of weights per 16 GB NeuronCore; the next version of the table gives the same figure at
     // TP 32 x PP 8).
     if (c.not_expressible.empty() && contains(t.at(r, "notes"), "PP not stated") &&
-        2.0 * static_cast<double>(m.total_parameters()) / static_cast<double>(tp) >
-            hbm_bytes_per_core_of("trn1.32xlarge"))
+        states_exceed_hbm(m, 2.0, tp, "trn1.32xlarge"))
       c.not_expressible = fmt::format("published layout inconsistent: TP {} with the pipeline degree not stated cannot hold the model's BF16 weights", tp);
     if (c.not_expressible.empty()) {
       w = workload(file, r, m, "trn1.32xlarge", nodes, tp, pp, dp, mb, gb, seq);
