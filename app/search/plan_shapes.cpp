@@ -49,7 +49,8 @@ void parallel_for(size_t begin, size_t end, int threads, F&& f) {
 void describe(PlanShape& sh, const StepPlan& plan) {
   sh.memory = rank_memory_inputs(plan);
   for (const auto& st : plan.stages)
-    sh.parameters.push_back(st.trainable_parameters), sh.expert_parameters.push_back(st.expert_parameters);
+    sh.parameters.push_back(st.trainable_parameters), sh.expert_parameters.push_back(st.expert_parameters),
+        sh.pieces.push_back(piece_runs(st.pieces));
   sh.ranks = plan.ranks;
   sh.vstages = plan.virtual_stages;
   sh.ops_per_micro_batch = 0;

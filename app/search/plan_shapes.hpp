@@ -18,6 +18,7 @@
 #include "hw_spec.hpp"
 #include "memory_model.hpp"
 #include "model_spec.hpp"
+#include "step_bound.hpp"
 #include "workload.hpp"
 
 namespace trnsim {
@@ -31,9 +32,13 @@ struct PlanShape {
   std::vector<RankMemoryInputs> memory;
   std::vector<int64_t> parameters;         // per program: what its optimizer updates (before ZeRO sharding)
   std::vector<int64_t> expert_parameters;  // per program: of those, routed experts
+  std::vector<std::vector<PieceRun>> pieces;  // per program: what its DP-stream collectives are built from
   double ops_per_micro_batch = 0;
   int64_t ranks = 1, vstages = 1;
-  std::map<std::pair<int64_t, int>, std::vector<double>> optimizer;  // (dp, zero) -> per-rank optimizer work (the search fills it)
+  // (dp, zero) -> per rank: optimizer work (compute and collectives), and the DP stream's
+  // collectives per micro-batch and per reduction (the search fills them).
+  std::map<std::pair<int64_t, int>, std::vector<double>> optimizer;
+  std::map<std::pair<int64_t, int>, std::vector<DpStreamWork>> dp_stream;
 };
 
 struct ShapeJob {

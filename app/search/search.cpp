@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 
@@ -108,6 +109,13 @@ nlohmann::json run_search(const SearchOptions& o) {
   std::vector<Candidate> fits;
   double simulate_cpu = 0;
   int configured_hw = -1;
+  // Idle-link collective times (memoised by the process), one look-up table per hardware.
+  std::vector<std::unique_ptr<WorkTimes>> times_of(hws.size());
+  auto work_times = [&](size_t h) -> WorkTimes& {
+    if (!times_of[h]) times_of[h] = std::make_unique<WorkTimes>(hws[h], true);
+    return *times_of[h];
+  };
+  std::vector<double> dp_s;  // per rank: the layout's DP-stream busy time
   for (size_t k = 0; k < shapes.size(); ++k) {
     PlanShape& sh = shapes[k];
     if (!sh.ok) {
@@ -122,20 +130,35 @@ nlohmann::json run_search(const SearchOptions& o) {
       const Layout& l = layouts[i];
       const HwSpec& hw = hws[l.hw];
       const Workload w = layout_workload(l, o.space, hw);
-      // Optimizer work depends on the DP degree and ZeRO stage: the same ops build_step_plan makes.
+      // Optimizer work and the DP stream depend on the DP degree and ZeRO stage: the same ops
+      // build_step_plan makes.
       auto& opt = sh.optimizer[{w.dp, w.zero}];
+      auto& dp = sh.dp_stream[{w.dp, w.zero}];
       if (opt.empty()) {
         if (configured_hw != l.hw) Platform::instance().configure(hw);  // (formatting its fingerprint is not free)
         configured_hw = l.hw;
+        WorkTimes& times = work_times(l.hw);
         opt.assign(static_cast<size_t>(sh.ranks), 0.0);
-        for (size_t p = 0; p < sh.parameters.size(); ++p)
+        dp.assign(static_cast<size_t>(sh.ranks), DpStreamWork{});
+        for (size_t p = 0; p < sh.parameters.size(); ++p) {
+          auto& rank_opt = opt[p % opt.size()];
           for (const Op& op : optimizer_compute_ops(sh.parameters[p], w, sh.expert_parameters[p]))
-            opt[p % opt.size()] += std::max(Platform::instance().timer().time(op).seconds, hw.host.op_dispatch_s());
+            rank_opt += std::max(Platform::instance().timer().time(op).seconds, hw.host.op_dispatch_s());
+          const DpStreamWork d = dp_stream_work(sh.pieces[p], sh.parameters[p], w, times);
+          auto& rank_dp = dp[p % dp.size()];
+          rank_dp.per_micro_batch_s += d.per_micro_batch_s;
+          rank_dp.per_reduction_s += d.per_reduction_s;
+          rank_opt += d.optimizer_s;
+        }
       }
+      dp_s.resize(dp.size());
+      for (size_t r = 0; r < dp.size(); ++r) dp_s[r] = dp[r].step_s(w, w.grad_accum());
       fits.push_back({i, step_bound_from_work(sh.F, l.tp_overlap ? sh.B_overlap : sh.B_serial, opt, sh.ranks, sh.vstages,
-                                              w.grad_accum(), sh.ops_per_micro_batch)});
+                                              w.grad_accum(), sh.ops_per_micro_batch, dp_s)});
     }
     sh.optimizer.clear();
+    sh.dp_stream.clear();
+    sh.pieces.clear();
   }
   // Layouts in enumeration order, as before: the passes below sort by bound, ties by this order.
   std::sort(fits.begin(), fits.end(), [](const Candidate& a, const Candidate& b) { return a.layout < b.layout; });

@@ -18,19 +18,19 @@
 namespace trnsim {
 namespace {
 
-// hardware, kind, bytes, group size, MoE routing (top_k, experts, groups, group_topk, once per domain)
-using CollectiveKey = std::tuple<std::string, int, int64_t, int, int, int, int, int, bool>;
+// hardware, kind, bytes, group size, stride, MoE routing (top_k, experts, groups, group_topk, once per domain)
+using CollectiveKey = std::tuple<std::string, int, int64_t, int, int, int, int, int, int, bool>;
 std::map<CollectiveKey, double>& collective_memo() {
   static std::map<CollectiveKey, double> memo;
   return memo;
 }
 
-// A TP or EP collective alone on idle links: the least it can take inside a step (other traffic
-// on its links only queues it). Simulated once per (hardware, kind, bytes, group) and memoised.
-double simulate_idle_collective_s(const HwSpec& hw, const CollectiveKey& key, const Op& op) {
+// A collective alone on idle links: the least it can take inside a step (other traffic on its
+// links only queues it). Simulated once per (hardware, kind, bytes, group, stride) and memoised.
+double simulate_idle_collective_s(const HwSpec& hw, const CollectiveKey& key, const Op& op, int stride) {
   Platform& platform = Platform::instance();
   auto algo = make_collective(hw.collectives.inter_algorithm, hw.collectives.intra_algorithm);
-  const CollectiveCall call{op.kind, op.comm_bytes, layout_group(hw, 1, op.group_size), op.routing};
+  const CollectiveCall call{op.kind, op.comm_bytes, layout_group(hw, stride, op.group_size), op.routing};
   double took = 0;
   sc_core::sc_spawn([&] {
     const sc_core::sc_time t0 = sc_core::sc_time_stamp();
@@ -101,20 +101,20 @@ double WorkTimes::op_s(const Op& op) {
 }
 
 namespace {
-CollectiveKey collective_key(const std::string& hw_key, const Op& op) {
+CollectiveKey collective_key(const std::string& hw_key, const Op& op, int stride) {
   const ExpertRouting& r = op.routing;
-  return {hw_key, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size, r.top_k, r.experts, r.groups, r.group_topk,
-          r.once_per_domain};
+  return {hw_key, static_cast<int>(op.kind), op.comm_bytes.base(), op.group_size, stride, r.top_k, r.experts, r.groups,
+          r.group_topk, r.once_per_domain};
 }
 }  // namespace
 
-double WorkTimes::collective_s(const Op& op) {
-  const CollectiveKey key = collective_key(hw_key_, op);
+double WorkTimes::collective_s(const Op& op, int stride) {
+  const CollectiveKey key = collective_key(hw_key_, op, stride);
   const auto& memo = collective_memo();
   auto it = memo.find(key);
   if (it != memo.end()) return it->second;
-  if (simulate_) return simulate_idle_collective_s(hw_, key, op);
-  missed_collectives_.push_back(op);
+  if (simulate_) return simulate_idle_collective_s(hw_, key, op, stride);
+  missed_collectives_.push_back({op, stride});
   return 0;
 }
 
@@ -122,9 +122,9 @@ void WorkTimes::simulate_missed() {
   Platform::instance().configure(hw_);
   OpTimer& timer = Platform::instance().timer();
   for (const Op& op : missed_ops_) timer.time(op);
-  for (const Op& op : missed_collectives_) {
-    const CollectiveKey key = collective_key(hw_key_, op);
-    if (!collective_memo().count(key)) simulate_idle_collective_s(hw_, key, op);
+  for (const auto& [op, stride] : missed_collectives_) {
+    const CollectiveKey key = collective_key(hw_key_, op, stride);
+    if (!collective_memo().count(key)) simulate_idle_collective_s(hw_, key, op, stride);
   }
   missed_ops_.clear();
   missed_collectives_.clear();
@@ -150,9 +150,54 @@ StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, Work
   return w;
 }
 
+std::vector<PieceRun> piece_runs(const std::vector<PieceParameters>& pieces) {
+  std::vector<PieceRun> runs;
+  for (const PieceParameters& p : pieces) {
+    if (!runs.empty()) {
+      const PieceParameters& q = runs.back().piece;
+      if (q.params == p.params && q.trainable == p.trainable && q.expert == p.expert) {
+        ++runs.back().count;
+        continue;
+      }
+    }
+    runs.push_back({p, 1});
+  }
+  return runs;
+}
+
+DpStreamWork dp_stream_work(const std::vector<PieceRun>& pieces, int64_t trainable_parameters, const Workload& w,
+                            WorkTimes& times) {
+  // The executor lays DP groups out as runs of TP-strided ranks and expert-data-parallel groups
+  // ep x etp apart (step_executor.cpp).
+  auto stride = [&w](const Op& op) { return static_cast<int>(op.group == Group::EDP ? w.ep * w.etp : w.tp); };
+  DpStreamWork d;
+  const double gathers = w.fsdp_reshard_after_forward ? 2.0 : 1.0;  // forward, and again in backward
+  for (const auto& [p, count] : pieces) {
+    const double n = static_cast<double>(count);
+    if (zero3_gathers(w)) {
+      const Op g = param_gather_op(p, w);
+      d.per_micro_batch_s += n * gathers * times.collective_s(g, stride(g));
+    }
+    for (const Op& b : grad_bucket_ops(p, w)) d.per_reduction_s += n * times.collective_s(b, stride(b));
+  }
+  if (optimizer_param_gather(w)) {
+    const Op g = optimizer_param_gather_op(trainable_parameters, w);
+    d.optimizer_s += times.collective_s(g, stride(g));
+  }
+  return d;
+}
+
 StepWork step_work(const Scenario& s, bool with_optimizer) {
   WorkTimes times(s.hw, true);
-  return step_work(s.plan, s.hw, s.workload.tp_overlap, times, with_optimizer);
+  StepWork work = step_work(s.plan, s.hw, s.workload.tp_overlap, times, with_optimizer);
+  work.dp_stream_s.assign(static_cast<size_t>(s.plan.ranks), 0.0);
+  for (const auto& st : s.plan.stages) {
+    const DpStreamWork d = dp_stream_work(piece_runs(st.pieces), st.trainable_parameters, s.workload, times);
+    const auto r = static_cast<size_t>(st.rank);
+    work.dp_stream_s[r] += d.step_s(s.workload, s.plan.micro_batches);
+    if (with_optimizer) work.optimizer_s[r] += d.optimizer_s;
+  }
+  return work;
 }
 
 namespace {
@@ -165,7 +210,8 @@ double rank_work_per_micro_batch(const std::vector<double>& F, const std::vector
 }  // namespace
 
 double step_bound_from_work(const std::vector<double>& F, const std::vector<double>& B, const std::vector<double>& opt,
-                            int64_t ranks, int64_t virtual_stages, int64_t micro_batches, double ops_per_micro_batch) {
+                            int64_t ranks, int64_t virtual_stages, int64_t micro_batches, double ops_per_micro_batch,
+                            const std::vector<double>& dp_stream_s) {
   const auto p = static_cast<size_t>(ranks), v = static_cast<size_t>(virtual_stages);
   const double m = static_cast<double>(micro_batches);
   double bound = 0, before_f = 0, before_b = 0;  // chunk 0 of the earlier ranks
@@ -173,6 +219,7 @@ double step_bound_from_work(const std::vector<double>& F, const std::vector<doub
     const double work = m * rank_work_per_micro_batch(F, B, p, v, r);
     double t = before_f + work + opt[r];
     if (v == 1) t = std::max(t, before_f + work + before_b + opt[0]);
+    if (!dp_stream_s.empty()) t = std::max(t, before_f + dp_stream_s[r] + opt[r]);
     bound = std::max(bound, t);
     before_f += F[r];
     before_b += B[r];
@@ -185,7 +232,7 @@ StepBound step_lower_bound(const Scenario& s) {
   const StepWork w = step_work(s);
   StepBound b;
   b.step_time_s = step_bound_from_work(w.forward_s, w.backward_s, w.optimizer_s, s.plan.ranks, s.plan.virtual_stages,
-                                       s.plan.micro_batches, w.ops_per_micro_batch);
+                                       s.plan.micro_batches, w.ops_per_micro_batch, w.dp_stream_s);
   const double m = static_cast<double>(s.plan.micro_batches);
   const auto p = static_cast<size_t>(s.plan.ranks), v = static_cast<size_t>(s.plan.virtual_stages);
   for (size_t r = 0; r < p; ++r)

@@ -10,12 +10,17 @@
 //     before micro-batch 0's forward has crossed every earlier stage;
 //   * the last micro-batch's backward then crosses every earlier stage back to rank 0;
 //   * each rank's optimizer compute follows its last backward.
+//   * a rank's DP stream (ZeRO-3 parameter gathers, gradient buckets) runs one collective at a
+//     time, each taking at least its time alone on idle links; it starts no earlier than the
+//     rank's first forward, and the optimizer (compute and collectives) waits for it to drain.
 // So step >= max over ranks r of
 //   sum_{s<r} F_s + m (F_r + B_r) + max(opt_r, sum_{s<r} B_s + opt_0)   (one chunk per rank),
-// and >= sum_{s<r} F_s + m sum_chunks (F + B) + opt_r with interleaving. Every simulated layout
-// of the search's tests is checked against it.
+// and >= sum_{s<r} F_s + m sum_chunks (F + B) + opt_r with interleaving, and
+//   >= sum_{s<r} F_s + DP_r + opt_r, DP_r = m x gathers_r + reductions x buckets_r.
+// Every simulated layout of the search's tests is checked against it.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "scenario.hpp"
@@ -37,7 +42,8 @@ struct StepWork {
   std::vector<double> forward_s;              // by program
   std::vector<double> backward_s;             // by program, for the workload's tp_overlap setting
   std::vector<double> backward_other_s;       // by program, for the opposite setting (the plan is the same)
-  std::vector<double> optimizer_s;            // by pipeline rank (zeros unless asked for)
+  std::vector<double> optimizer_s;            // by pipeline rank, compute and collectives (zeros unless asked for)
+  std::vector<double> dp_stream_s;            // by pipeline rank, the step's DP-stream collectives (empty unless asked for)
   double ops_per_micro_batch = 0;             // forward + backward ops of every program
 };
 // The optimizer's ops are timed only with `with_optimizer`: the search times them per DP degree
@@ -54,7 +60,9 @@ class WorkTimes {
  public:
   WorkTimes(const HwSpec& hw, bool simulate);
   double op_s(const Op& op);          // the op's device time (launch floors: launch_floor.hpp)
-  double collective_s(const Op& op);  // a TP / EP collective alone on idle links
+  // A collective alone on idle links, its group laid out as the executor does: `stride` ranks
+  // between members (TP / EP: 1, a run of consecutive ranks, the least a group of its size takes).
+  double collective_s(const Op& op, int stride = 1);
   bool missed() const { return !missed_ops_.empty() || !missed_collectives_.empty(); }
   void simulate_missed();
 
@@ -62,15 +70,36 @@ class WorkTimes {
   const HwSpec& hw_;
   std::string hw_key_;
   bool simulate_;
-  std::vector<Op> missed_ops_, missed_collectives_;
+  std::vector<Op> missed_ops_;
+  std::vector<std::pair<Op, int>> missed_collectives_;  // (op, stride)
 };
+// One program's DP stream: its collectives per micro-batch (ZeRO-3 gathers), per gradient
+// reduction (its buckets) and the optimizer's, from its pieces (step_graph.hpp's builders).
+struct DpStreamWork {
+  double per_micro_batch_s = 0, per_reduction_s = 0, optimizer_s = 0;
+  // Busy time over a step of m micro-batches (every one reduces, or only the last).
+  double step_s(const Workload& w, int64_t micro_batches) const {
+    const double m = static_cast<double>(micro_batches);
+    return m * per_micro_batch_s + (w.reduce_every_micro_batch ? m : 1.0) * per_reduction_s;
+  }
+};
+// A program's pieces with consecutive equal ones merged (its blocks are mostly alike): what the
+// search keeps per plan shape.
+struct PieceRun {
+  PieceParameters piece;
+  int64_t count = 0;
+};
+std::vector<PieceRun> piece_runs(const std::vector<PieceParameters>& pieces);
+DpStreamWork dp_stream_work(const std::vector<PieceRun>& pieces, int64_t trainable_parameters, const Workload& w,
+                            WorkTimes& times);
 // The same work from a plan (tp_overlap: the workload's setting, which backward_s is for).
 StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, WorkTimes& times, bool with_optimizer);
 // The executor advances SystemC time in whole picoseconds, one wait per op at most, so its sums
 // can land below the exact real-number sum by up to 1 ps per op: the bound gives that back
 // (ops_per_micro_batch x micro_batches ps) and 1e-9 of itself for floating-point order.
+// dp_stream_s: per rank, the step's DP-stream busy time (empty: not counted).
 double step_bound_from_work(const std::vector<double>& forward_s, const std::vector<double>& backward_s,
                             const std::vector<double>& optimizer_s, int64_t ranks, int64_t virtual_stages, int64_t micro_batches,
-                            double ops_per_micro_batch);
+                            double ops_per_micro_batch, const std::vector<double>& dp_stream_s = {});
 
 }  // namespace trnsim

@@ -297,6 +297,35 @@ std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload
   return {norm, adam};
 }
 
+bool zero3_gathers(const Workload& w) { return w.zero == 3 && w.dp_cp() > 1; }
+
+Op param_gather_op(const PieceParameters& p, const Workload& w) {
+  return ops::collective(OpKind::AllGather, "param_gather", Group::DP, static_cast<int>(w.dp_cp()),
+                         Bytes(static_cast<double>(p.params) * dtype_bytes(compute_dtype(w))));
+}
+
+std::vector<Op> grad_bucket_ops(const PieceParameters& p, const Workload& w) {
+  const OpKind k = w.zero >= 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
+  std::vector<Op> out;
+  auto bucket = [&](Group g, int64_t size, int64_t params) {
+    if (size > 1 && params > 0)
+      out.push_back(ops::collective(k, "grad_sync", g, static_cast<int>(size), Bytes(static_cast<double>(params) * w.grad_bytes())));
+  };
+  bucket(Group::DP, w.dp_cp(), p.trainable - p.expert);
+  bucket(Group::EDP, w.edp(), p.expert);
+  return out;
+}
+
+// ZeRO-3 keeps its parameters sharded: no gather after the update.
+bool optimizer_param_gather(const Workload& w) { return (w.zero == 1 || w.zero == 2) && w.dp_cp() > 1; }
+
+Op optimizer_param_gather_op(int64_t trainable_parameters, const Workload& w) {
+  Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp_cp()),
+                          Bytes(static_cast<double>(trainable_parameters) * dtype_bytes(compute_dtype(w))));
+  ag.phase = Phase::Optimizer;
+  return ag;
+}
+
 StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   check_sharding(m, w);
   const DType dt = compute_dtype(w);
@@ -306,7 +335,6 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   const std::vector<int64_t> layers_of = program_layers(m, w);
   int64_t next_layer = 0;
   const bool sp = w.sequence_parallel;
-  const int grad_bytes = w.grad_bytes();
   double fwd_bwd_flops = 0, recompute_flops = 0;
   const int64_t programs = w.pp * w.virtual_stages;
   plan.ranks = w.pp;
@@ -384,11 +412,12 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     // runs, in forward and again in backward, one piece ahead (prefetch depth 1: FSDP's
     // forward_prefetch / BACKWARD_PRE, DeepSpeed's prefetch bucket). The gather carries the piece's
     // layer (-1 for embedding and head) so the executor can make that piece's ops wait for it.
-    const bool zero3 = w.zero == 3 && w.dp_cp() > 1;
+    const bool zero3 = zero3_gathers(w);
+    for (const auto& p : pieces) st.pieces.push_back({p.params, p.trainable, p.expert_params});
     auto gather = [&](const Piece& p, Phase phase) {
       const int layer = p.is_block ? p.fwd.front().op.layer : -1;
-      Op g = ops::collective(OpKind::AllGather, p.is_block ? fmt::format("L{}.param_gather", layer) : "param_gather",
-                             Group::DP, static_cast<int>(w.dp_cp()), Bytes(static_cast<double>(p.params) * dtype_bytes(dt)));
+      Op g = param_gather_op({p.params, p.trainable, p.expert_params}, w);
+      g.label = p.is_block ? fmt::format("L{}.param_gather", layer) : "param_gather";
       g.layer = layer;
       g.phase = phase;
       return gb.add(g, false);
@@ -444,33 +473,23 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       }
       // This piece's gradients are complete: one DP bucket, and for a MoE layer one bucket of
       // expert gradients over the expert-data-parallel ranks.
-      const OpKind k = w.zero >= 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
       const std::string label = it->is_block ? fmt::format("L{}.grad_sync", it->fwd.front().op.layer)
                                              : (it == pieces.rbegin() && st.last ? "head.grad_sync" : "embed.grad_sync");
-      auto bucket = [&](const std::string& name, Group g, int64_t size, int64_t params) {
-        if (size <= 1 || params <= 0) return;
-        Op c = ops::collective(k, name, g, static_cast<int>(size), Bytes(static_cast<double>(params) * grad_bytes));
+      for (Op& c : grad_bucket_ops({it->params, it->trainable, it->expert_params}, w)) {
+        c.label = c.group == Group::EDP ? label + ".experts" : label;
         c.phase = Phase::Backward;
         OpVertex v = gb.add(c, false);
         boost::add_edge(st.backward.back(), v, st.graph);
         st.dp_buckets.push_back({v, st.backward.size() - 1});
-      };
-      bucket(label, Group::DP, w.dp_cp(), it->trainable - it->expert_params);
-      bucket(label + ".experts", Group::EDP, w.edp(), it->expert_params);
+      }
     }
     // Optimizer step: gradient-norm pass, AdamW, and the ZeRO-1 parameter all-gather.
-    const double param_bytes = dtype_bytes(dt);
     const auto compute = optimizer_compute_ops(st.trainable_parameters, w, st.expert_parameters);
     OpVertex nv = gb.add(compute[0]);
     for (auto& b : st.dp_buckets) boost::add_edge(b.op, nv, st.graph);
     st.optimizer.push_back(nv);
     st.optimizer.push_back(gb.add(compute[1]));
-    if ((w.zero == 1 || w.zero == 2) && w.dp_cp() > 1) {  // ZeRO-3 keeps its parameters sharded
-      Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp_cp()),
-                              Bytes(static_cast<double>(st.trainable_parameters) * param_bytes));
-      ag.phase = Phase::Optimizer;
-      st.optimizer.push_back(gb.add(ag));
-    }
+    if (optimizer_param_gather(w)) st.optimizer.push_back(gb.add(optimizer_param_gather_op(st.trainable_parameters, w)));
     if (ctx.q.active) {  // the updated weights cast once per step (TE caches them over micro-batches)
       int64_t weights = 0, tensors = 0;
       for (auto v : st.forward) {

@@ -19,6 +19,14 @@ struct DpBucket {
   size_t ready_after = 0;  // grads complete once backward[ready_after] has run
 };
 
+// The parameters of one piece of a program (embedding, a block, the head, an MTP layer), held
+// by this core after TP / EP sharding: the unit of ZeRO-3 gathering and of DP gradient bucketing.
+struct PieceParameters {
+  int64_t params = 0;     // held (the ZeRO-3 gather's size)
+  int64_t trainable = 0;  // of params, with gradients (all; under LoRA the adapters')
+  int64_t expert = 0;     // of params, routed experts (reduced over the expert-data-parallel ranks)
+};
+
 // One model chunk's program. Without interleaving there is one per pipeline rank; with
 // virtual_stages v, rank r holds v chunks, chunk c being virtual stage c*pp + r (Megatron).
 struct StageProgram {
@@ -34,6 +42,7 @@ struct StageProgram {
   std::vector<OpVertex> backward;    // one micro-batch, recompute included, in order
   std::vector<DpBucket> dp_buckets;  // once per step, after the last micro-batch's backward
   std::vector<OpVertex> optimizer;   // once per step, after all buckets
+  std::vector<PieceParameters> pieces;  // in forward order (what the DP-stream ops below are built from)
   Bytes p2p_bytes;                   // activation (or its gradient) sent to the next/previous stage
   // Pipeline scatter/gather (workload parallel.pp_scatter_gather): each TP rank sends 1/tp of the
   // tensor and the receiver all-gathers the full tensor (these bytes) over its TP group; 0 = off.
@@ -54,6 +63,19 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w);
 // A stage's optimizer compute: the gradient-norm pass and AdamW over its (ZeRO-sharded) parameters.
 std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload& w, int64_t expert_parameters = 0);
 DType compute_dtype(const Workload& w);
+// The DP-stream collectives build_step_plan puts in a program, from its pieces alone (the search
+// bounds the DP stream of every DP degree and ZeRO stage from one plan shape with these):
+//   * ZeRO-3 (DP x CP > 1): a piece's parameter all-gather, in forward and, resharded after
+//     forward, again in backward;
+//   * a piece's gradient buckets: its dense gradients over DP x CP, its expert gradients over the
+//     expert-data-parallel ranks (reduce-scatter under ZeRO >= 1, else all-reduce), each only when
+//     its group has more than one rank;
+//   * ZeRO-1 / ZeRO-2: the optimizer's parameter all-gather of the stage's trainable parameters.
+bool zero3_gathers(const Workload& w);
+Op param_gather_op(const PieceParameters& p, const Workload& w);
+std::vector<Op> grad_bucket_ops(const PieceParameters& p, const Workload& w);
+bool optimizer_param_gather(const Workload& w);
+Op optimizer_param_gather_op(int64_t trainable_parameters, const Workload& w);
 int64_t stage_layers(const ModelSpec& m, const Workload& w);
 // Layers of each program (virtual stage) in order: stage_layers each, one fewer on the first and
 // the last under the embedding-and-loss split.

@@ -113,4 +113,15 @@ TEST_CASE("the search's step-time lower bound never exceeds the simulated step",
     CHECK(b.step_time_s > 0.3 * step);  // and useful: it is a bound, not zero
     CHECK(b.work_s <= step);
   }
+  // ZeRO-3 over 512 replicas, reducing every micro-batch: the DP stream (gathers and
+  // reduce-scatters on the EFA fabric) outlasts the compute, and the bound counts it (the search
+  // simulated 7.6x the layouts of a DeepSeek-V3 space before it did).
+  const Scenario& zero3 = layouts.back();
+  REQUIRE(zero3.workload.zero == 3);
+  const StepWork work = step_work(zero3);
+  const StepBound b = step_lower_bound(zero3);
+  INFO(fmt::format("DP stream {:.3f} s, compute work {:.3f} s, bound {:.3f} s", work.dp_stream_s[0], b.work_s, b.step_time_s));
+  CHECK(work.dp_stream_s[0] > b.work_s);
+  CHECK(b.step_time_s >= work.dp_stream_s[0]);
+  CHECK(b.step_time_s <= execute_step(zero3).step_time_s);
 }
