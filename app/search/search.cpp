@@ -115,7 +115,7 @@ nlohmann::json run_search(const SearchOptions& o) {
     if (!times_of[h]) times_of[h] = std::make_unique<WorkTimes>(hws[h], true);
     return *times_of[h];
   };
-  std::vector<double> dp_s;  // per rank: the layout's DP-stream busy time
+  std::vector<double> dp_s, tail_s;  // per rank: the layout's DP-stream busy time, and what follows its backward
   for (size_t k = 0; k < shapes.size(); ++k) {
     PlanShape& sh = shapes[k];
     if (!sh.ok) {
@@ -148,13 +148,15 @@ nlohmann::json run_search(const SearchOptions& o) {
           auto& rank_dp = dp[p % dp.size()];
           rank_dp.per_micro_batch_s += d.per_micro_batch_s;
           rank_dp.per_reduction_s += d.per_reduction_s;
+          rank_dp.last_bucket_s += d.last_bucket_s;
           rank_opt += d.optimizer_s;
         }
       }
       dp_s.resize(dp.size());
-      for (size_t r = 0; r < dp.size(); ++r) dp_s[r] = dp[r].step_s(w, w.grad_accum());
+      tail_s.resize(dp.size());
+      for (size_t r = 0; r < dp.size(); ++r) dp_s[r] = dp[r].step_s(w, w.grad_accum()), tail_s[r] = dp[r].tail_s(w, w.grad_accum());
       fits.push_back({i, step_bound_from_work(sh.F, l.tp_overlap ? sh.B_overlap : sh.B_serial, opt, sh.ranks, sh.vstages,
-                                              w.grad_accum(), sh.ops_per_micro_batch, dp_s)});
+                                              w.grad_accum(), sh.ops_per_micro_batch, dp_s, tail_s)});
     }
     sh.optimizer.clear();
     sh.dp_stream.clear();

@@ -172,6 +172,9 @@ DpStreamWork dp_stream_work(const std::vector<PieceRun>& pieces, int64_t trainab
   auto stride = [&w](const Op& op) { return static_cast<int>(op.group == Group::EDP ? w.ep * w.etp : w.tp); };
   DpStreamWork d;
   const double gathers = w.fsdp_reshard_after_forward ? 2.0 : 1.0;  // forward, and again in backward
+  // Backward runs the pieces in reverse: the first piece's gradients complete last.
+  if (!pieces.empty())
+    for (const Op& b : grad_bucket_ops(pieces.front().piece, w)) d.last_bucket_s += times.collective_s(b, stride(b));
   for (const auto& [p, count] : pieces) {
     const double n = static_cast<double>(count);
     if (zero3_gathers(w)) {
@@ -191,10 +194,12 @@ StepWork step_work(const Scenario& s, bool with_optimizer) {
   WorkTimes times(s.hw, true);
   StepWork work = step_work(s.plan, s.hw, s.workload.tp_overlap, times, with_optimizer);
   work.dp_stream_s.assign(static_cast<size_t>(s.plan.ranks), 0.0);
+  work.dp_tail_s.assign(static_cast<size_t>(s.plan.ranks), 0.0);
   for (const auto& st : s.plan.stages) {
     const DpStreamWork d = dp_stream_work(piece_runs(st.pieces), st.trainable_parameters, s.workload, times);
     const auto r = static_cast<size_t>(st.rank);
     work.dp_stream_s[r] += d.step_s(s.workload, s.plan.micro_batches);
+    work.dp_tail_s[r] += d.tail_s(s.workload, s.plan.micro_batches);
     if (with_optimizer) work.optimizer_s[r] += d.optimizer_s;
   }
   return work;
@@ -211,13 +216,14 @@ double rank_work_per_micro_batch(const std::vector<double>& F, const std::vector
 
 double step_bound_from_work(const std::vector<double>& F, const std::vector<double>& B, const std::vector<double>& opt,
                             int64_t ranks, int64_t virtual_stages, int64_t micro_batches, double ops_per_micro_batch,
-                            const std::vector<double>& dp_stream_s) {
+                            const std::vector<double>& dp_stream_s, const std::vector<double>& dp_tail_s) {
   const auto p = static_cast<size_t>(ranks), v = static_cast<size_t>(virtual_stages);
   const double m = static_cast<double>(micro_batches);
   double bound = 0, before_f = 0, before_b = 0;  // chunk 0 of the earlier ranks
   for (size_t r = 0; r < p; ++r) {
     const double work = m * rank_work_per_micro_batch(F, B, p, v, r);
-    double t = before_f + work + opt[r];
+    const double tail = v == 1 && !dp_tail_s.empty() ? dp_tail_s[r] : 0.0;
+    double t = before_f + work + tail + opt[r];
     if (v == 1) t = std::max(t, before_f + work + before_b + opt[0]);
     if (!dp_stream_s.empty()) t = std::max(t, before_f + dp_stream_s[r] + opt[r]);
     bound = std::max(bound, t);
@@ -232,7 +238,7 @@ StepBound step_lower_bound(const Scenario& s) {
   const StepWork w = step_work(s);
   StepBound b;
   b.step_time_s = step_bound_from_work(w.forward_s, w.backward_s, w.optimizer_s, s.plan.ranks, s.plan.virtual_stages,
-                                       s.plan.micro_batches, w.ops_per_micro_batch, w.dp_stream_s);
+                                       s.plan.micro_batches, w.ops_per_micro_batch, w.dp_stream_s, w.dp_tail_s);
   const double m = static_cast<double>(s.plan.micro_batches);
   const auto p = static_cast<size_t>(s.plan.ranks), v = static_cast<size_t>(s.plan.virtual_stages);
   for (size_t r = 0; r < p; ++r)

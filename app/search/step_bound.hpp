@@ -16,7 +16,8 @@
 // So step >= max over ranks r of
 //   sum_{s<r} F_s + m (F_r + B_r) + max(opt_r, sum_{s<r} B_s + opt_0)   (one chunk per rank),
 // and >= sum_{s<r} F_s + m sum_chunks (F + B) + opt_r with interleaving, and
-//   >= sum_{s<r} F_s + DP_r + opt_r, DP_r = m x gathers_r + reductions x buckets_r.
+//   >= sum_{s<r} F_s + DP_r + opt_r, DP_r = m x gathers_r + reductions x buckets_r, and (one chunk
+//   per rank) the first bound with the DP time that must follow the rank's backward compute added.
 // Every simulated layout of the search's tests is checked against it.
 #pragma once
 #include <cstdint>
@@ -44,6 +45,7 @@ struct StepWork {
   std::vector<double> backward_other_s;       // by program, for the opposite setting (the plan is the same)
   std::vector<double> optimizer_s;            // by pipeline rank, compute and collectives (zeros unless asked for)
   std::vector<double> dp_stream_s;            // by pipeline rank, the step's DP-stream collectives (empty unless asked for)
+  std::vector<double> dp_tail_s;              // by pipeline rank, DP time after its backward compute (DpStreamWork::tail_s)
   double ops_per_micro_batch = 0;             // forward + backward ops of every program
 };
 // The optimizer's ops are timed only with `with_optimizer`: the search times them per DP degree
@@ -77,10 +79,19 @@ class WorkTimes {
 // reduction (its buckets) and the optimizer's, from its pieces (step_graph.hpp's builders).
 struct DpStreamWork {
   double per_micro_batch_s = 0, per_reduction_s = 0, optimizer_s = 0;
+  double last_bucket_s = 0;  // the buckets of the piece whose gradients complete last (the first piece)
   // Busy time over a step of m micro-batches (every one reduces, or only the last).
   double step_s(const Workload& w, int64_t micro_batches) const {
     const double m = static_cast<double>(micro_batches);
     return m * per_micro_batch_s + (w.reduce_every_micro_batch ? m : 1.0) * per_reduction_s;
+  }
+  // DP time that follows the program's backward compute (executor rank_thread / run_ops): without
+  // DP overlap every reduction's buckets start once its backward is done, and the rank drains them
+  // before it goes on; with overlap, the last piece's buckets are handed over once the last
+  // backward has drained.
+  double tail_s(const Workload& w, int64_t micro_batches) const {
+    if (w.overlap_dp) return last_bucket_s;
+    return (w.reduce_every_micro_batch ? static_cast<double>(micro_batches) : 1.0) * per_reduction_s;
   }
 };
 // A program's pieces with consecutive equal ones merged (its blocks are mostly alike): what the
@@ -97,9 +108,11 @@ StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, Work
 // The executor advances SystemC time in whole picoseconds, one wait per op at most, so its sums
 // can land below the exact real-number sum by up to 1 ps per op: the bound gives that back
 // (ops_per_micro_batch x micro_batches ps) and 1e-9 of itself for floating-point order.
-// dp_stream_s: per rank, the step's DP-stream busy time (empty: not counted).
+// dp_stream_s: per rank, the step's DP-stream busy time; dp_tail_s: per rank, the DP time that
+// follows its backward compute, counted without interleaving (empty: not counted).
 double step_bound_from_work(const std::vector<double>& forward_s, const std::vector<double>& backward_s,
                             const std::vector<double>& optimizer_s, int64_t ranks, int64_t virtual_stages, int64_t micro_batches,
-                            double ops_per_micro_batch, const std::vector<double>& dp_stream_s = {});
+                            double ops_per_micro_batch, const std::vector<double>& dp_stream_s = {},
+                            const std::vector<double>& dp_tail_s = {});
 
 }  // namespace trnsim

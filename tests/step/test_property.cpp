@@ -101,6 +101,7 @@ TEST_CASE("the search's step-time lower bound never exceeds the simulated step",
   add("r1_neox20b_tp8_pp4_4node.json", [](Workload& w) { w.schedule = Schedule::GPipe; });
   add("r1_neox20b_tp8_pp4_4node.json", [](Workload& w) { w.virtual_stages = 11; });
   add("llama7b_tp8_dp512.json", [](Workload& w) { w.tp_overlap = true; });
+  add("llama7b_tp8_dp512.json", [](Workload& w) { w.overlap_dp = false; });  // buckets after the backward
   add("llama7b_tp8_dp512.json", [](Workload& w) {  // ZeRO-3 (FSDP): gathers on the DP stream
     w.zero = 3;
     w.reduce_every_micro_batch = true;
@@ -124,4 +125,14 @@ TEST_CASE("the search's step-time lower bound never exceeds the simulated step",
   CHECK(work.dp_stream_s[0] > b.work_s);
   CHECK(b.step_time_s >= work.dp_stream_s[0]);
   CHECK(b.step_time_s <= execute_step(zero3).step_time_s);
+  // Without DP overlap the gradient buckets start once the last backward is done: the bound is the
+  // compute work plus every bucket on idle links (one pipeline rank, one reduction per step).
+  const Scenario& serial_dp = layouts[layouts.size() - 2];
+  REQUIRE(!serial_dp.workload.overlap_dp);
+  const StepWork sw = step_work(serial_dp);
+  const StepBound sb = step_lower_bound(serial_dp);
+  INFO(fmt::format("compute work {:.4f} s, buckets {:.4f} s, bound {:.4f} s", sb.work_s, sw.dp_tail_s[0], sb.step_time_s));
+  CHECK(sw.dp_tail_s[0] > 0.01 * sb.work_s);
+  CHECK(sb.step_time_s >= (sb.work_s + sw.dp_tail_s[0]) * (1 - 1e-6));
+  CHECK(sb.step_time_s <= execute_step(serial_dp).step_time_s);
 }
