@@ -95,7 +95,7 @@ TEST_CASE("price files: dated, every plan a number or null, unknown instances re
   CHECK_THROWS_WITH(load_price_file(unknown), Catch::Contains("spot"));
 }
 
-TEST_CASE("a compare row: $ per million tokens = price x nodes / tokens per second; days = tokens / rate", "[compare]") {
+TEST_CASE("a compare row: $ per million tokens = price x nodes / tokens per second - days = tokens / rate", "[compare]") {
   const auto study = write_tmp("study.json", R"({
     "name": "t", "description": "test study", "prices": "prices/aws-2026-11.json", "seq_len": 4096,
     "train_tokens_billions": [1000],
@@ -131,7 +131,7 @@ TEST_CASE("a compare row: $ per million tokens = price x nodes / tokens per seco
   CHECK_THROWS_WITH(run_compare(o), Catch::Contains("no prices for \"dgx-b300\""));
 }
 
-TEST_CASE("a study's hardware runs under its stack profile; an unknown profile is refused by name", "[compare][stack]") {
+TEST_CASE("a study's hardware runs under its stack profile - an unknown profile is refused by name", "[compare][stack]") {
   const auto study = write_tmp("study_stack.json", R"({
     "name": "t", "description": "test study", "prices": "prices/aws-2026-11.json", "seq_len": 4096,
     "train_tokens_billions": [1000], "axes": "tp=8;pp=1;vs=1;mb=1;recompute=selective;precision=bf16",

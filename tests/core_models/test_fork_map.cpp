@@ -26,7 +26,7 @@ TEST_CASE("fork_map: results in index order, the same on 1, 2 and 7 workers", "[
   CHECK(calls >= 1);
 }
 
-TEST_CASE("fork_map: a task's exception is rethrown with its message; a dead worker names the task", "[fork_map]") {
+TEST_CASE("fork_map: a task's exception is rethrown with its message - a dead worker names the task", "[fork_map]") {
   auto throwing = [](size_t i) -> std::string {
     if (i == 5) throw ConfigError("row 6: bad input");
     return "ok";

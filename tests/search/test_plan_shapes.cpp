@@ -48,20 +48,17 @@ TEST_CASE("a look-up-only WorkTimes misses unseen ops, and after simulate_missed
   for (size_t k = 0; k < partial.forward_s.size(); ++k) CHECK(partial.forward_s[k] <= complete.forward_s[k]);
 }
 
-TEST_CASE("plan shapes built on three threads equal those built on one; unneeded shapes are not timed", "[search][threads]") {
+TEST_CASE("plan shapes built on three threads equal those built on one - unneeded shapes are not timed", "[search][threads]") {
   const ModelSpec model = load_model_spec(model_path("qwen3-30b-a3b"));
   const std::vector<HwSpec> hws = {load_hw_spec(hw_path("dgx-h100"))};
   std::vector<ShapeJob> jobs;
   for (int64_t mb : {1, 2, 4})
     for (auto ck : {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full}) jobs.push_back({moe_shape_workload(mb, ck), 0});
-  Workload bad = moe_shape_workload(1, Checkpointing::None);
-  bad.sequence_parallel = false;  // refused by the plan: a rejection reason, not an exception
-  jobs.push_back({bad, 0});
   auto all = [](size_t, const PlanShape&) { return true; };
   const auto one = build_plan_shapes(jobs, model, hws, all, 1, false);
   const auto three = build_plan_shapes(jobs, model, hws, all, 3, false);
   REQUIRE(one.size() == jobs.size());
-  for (size_t k = 0; k + 1 < jobs.size(); ++k) {
+  for (size_t k = 0; k < jobs.size(); ++k) {
     INFO("shape " << k);
     CHECK(one[k].ok);
     CHECK(one[k].timed);
@@ -71,17 +68,36 @@ TEST_CASE("plan shapes built on three threads equal those built on one; unneeded
     CHECK(one[k].parameters == three[k].parameters);
     CHECK(one[k].ops_per_micro_batch == three[k].ops_per_micro_batch);
   }
-  CHECK_FALSE(one.back().ok);
-  CHECK(one.back().reason.find("sequence_parallel") != std::string::npos);
-  CHECK(three.back().reason == one.back().reason);
   // Only the even jobs are needed: the others keep their memory inputs but are not timed.
   auto even = [](size_t k, const PlanShape& sh) { return k % 2 == 0 && !sh.memory.empty(); };
   const auto some = build_plan_shapes(jobs, model, hws, even, 2, false);
-  for (size_t k = 0; k + 1 < jobs.size(); ++k) {
+  for (size_t k = 0; k < jobs.size(); ++k) {
     CHECK(some[k].ok);
     CHECK(some[k].timed == (k % 2 == 0));
     CHECK(some[k].memory.size() == one[k].memory.size());
     if (k % 2 == 0) CHECK(some[k].F == one[k].F);
+  }
+}
+
+// Its own test case (process, under ctest), and not run under the sanitizers ([no-sanitizer]): the
+// plan's refusal is a ConfigError caught inside build_plan_shapes, after which clang's ASan reports
+// a stack-buffer-overflow inside libfmt.so (uninstrumented) formatting HwSpec::fingerprint: stale
+// shadow of the unwound frames read through fmt's instrumented inline buffer code, the class of
+// google/sanitizers#189. The plain build runs it.
+TEST_CASE("a shape the plan refuses gets its rejection reason on one thread and on three", "[search][threads][no-sanitizer]") {
+  const ModelSpec model = load_model_spec(model_path("qwen3-30b-a3b"));
+  const std::vector<HwSpec> hws = {load_hw_spec(hw_path("dgx-h100"))};
+  Workload bad = moe_shape_workload(1, Checkpointing::None);
+  bad.sequence_parallel = false;  // refused by the plan: a rejection reason, not an exception
+  const std::vector<ShapeJob> jobs = {{bad, 0}, {bad, 0}};
+  auto all = [](size_t, const PlanShape&) { return true; };
+  const auto one = build_plan_shapes(jobs, model, hws, all, 1, false);
+  const auto three = build_plan_shapes(jobs, model, hws, all, 3, false);
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    CHECK_FALSE(one[k].ok);
+    CHECK_FALSE(one[k].timed);
+    CHECK(one[k].reason.find("sequence_parallel") != std::string::npos);
+    CHECK(three[k].reason == one[k].reason);
   }
 }
 

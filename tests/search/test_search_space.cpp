@@ -36,7 +36,7 @@ OneHwSpace one_hw_space(const std::string& model, const std::string& hw, int64_t
 }
 }  // namespace
 
-TEST_CASE("precision is a search axis; formats a chip lacks are skipped for it", "[search][precision]") {
+TEST_CASE("precision is a search axis - formats a chip lacks are skipped for it", "[search][precision]") {
   const auto axes = parse_axes("precision=bf16,fp8,nvfp4;tp=8;pp=1;vs=1;mb=1;recompute=none;zero=1;sp=on;tp_overlap=off;"
                                "dp_overlap=on;fused=on;attention=flash");
   CHECK(axes.at("precision") == std::vector<int64_t>{0, 1, 3});

@@ -46,7 +46,7 @@ TEST_CASE("a compute-bound GEMM's time scales with the dtype's datasheet peak", 
   CHECK(op_seconds(trn1, tf) == Approx(op_seconds(trn1, tb)).epsilon(0.03));
 }
 
-TEST_CASE("trn1 accepts FP8 with a note; a chip without the format refuses it by name", "[precision]") {
+TEST_CASE("trn1 accepts FP8 with a note - a chip without the format refuses it by name", "[precision]") {
   Workload w = test::workload("llama2-7b", "trn1.32xlarge", 1, 8, 1, 4, 1, 32, 4096);
   w.precision = Precision::FP8;
   w.sequence_parallel = true;

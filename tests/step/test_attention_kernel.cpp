@@ -76,7 +76,7 @@ TEST_CASE("flash attention on A100: FlashAttention-2 is native, the 2022 kernels
   CHECK(fa1 / native == Approx(1.8).epsilon(0.05));
 }
 
-TEST_CASE("the attention kernel slows the attention GEMMs and nothing else; notes and errors", "[attention]") {
+TEST_CASE("the attention kernel slows the attention GEMMs and nothing else - and the report notes it", "[attention]") {
   const ModelSpec m = load_model_spec(model_path("llama3.1-8b"));
   const Workload a = one_sequence("dgx-h100", 4096, AttentionKernel::Native), b = one_sequence("dgx-h100", 4096, AttentionKernel::Flash2);
   const StepPlan pa = build_step_plan(m, a), pb = build_step_plan(m, b);
@@ -101,7 +101,11 @@ TEST_CASE("the attention kernel slows the attention GEMMs and nothing else; note
   const Scenario without = make_scenario(one_sequence("gb200-nvl72", 4096, AttentionKernel::Flash2), true);
   REQUIRE(without.notes.size() == 1);
   CHECK(without.notes.front().find("publishes no figure") != std::string::npos);
-  // Bad input: an unknown kernel, or a kernel for unfused attention, is refused by field.
+}
+
+// Its own test case (process, under ctest): no SystemC run before the throws (under
+// AddressSanitizer an exception after SystemC's unannotated coroutine switches trips a false report).
+TEST_CASE("attention_kernel: an unknown kernel or one for unfused attention is refused by field", "[attention]") {
   auto parse = [](const std::string& extra) {
     return workload_from_json(nlohmann::json::parse(R"({"name": "w", "model": "llama3.1-8b", "hw": "dgx-h100", "nodes": 1,
       "parallel": {"tp": 1, "pp": 1, "dp": 8, "sequence_parallel": false, "zero": 1},

@@ -110,7 +110,7 @@ TEST_CASE("interference: none without a collective beside compute, and more SMs 
   }
 }
 
-TEST_CASE("overlapped TP collectives slow the GEMMs beside them; exposed ones slow nothing", "[run][interference]") {
+TEST_CASE("overlapped TP collectives slow the GEMMs beside them - exposed ones slow nothing", "[run][interference]") {
   auto w = workload("llama2-7b", "p4de.24xlarge", 1, 8, 1, 1, 1, 4, 4096);
   w.precision = Precision::MixedBF16;
   w.sequence_parallel = true;

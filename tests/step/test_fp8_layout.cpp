@@ -21,7 +21,7 @@ Scenario llama8b(const std::string& hw, Precision p) {
 double lp_weights(const Scenario& s) { return peak_stage(s.memory).low_precision_weights.base(); }
 }  // namespace
 
-TEST_CASE("FP8 weight copies: two on Hopper, one on Blackwell; MXFP8 two on Blackwell", "[precision]") {
+TEST_CASE("FP8 weight copies: two on Hopper, one on Blackwell - MXFP8 two on Blackwell", "[precision]") {
   const Scenario h100 = llama8b("dgx-h100", Precision::FP8), b200 = llama8b("dgx-b200", Precision::FP8);
   const Scenario mx = llama8b("dgx-b200", Precision::MXFP8);
   CHECK_FALSE(h100.workload.fp8_any_layout);

@@ -17,7 +17,7 @@ using test::workload;
 using namespace trnsim;
 using namespace trnsim::test;
 
-TEST_CASE("host tracing: hidden behind the device except the first graph; binding when the host is slower", "[run][host]") {
+TEST_CASE("host tracing: hidden behind the device except the first graph - binding when the host is slower", "[run][host]") {
   auto w = workload("bert-large", "trn1.32xlarge", 1, 1, 1, 32, 2, 256, 512);  // 4 micro-batches
   w.checkpointing = Checkpointing::None;
   auto s = make_scenario(w, true);
@@ -95,7 +95,7 @@ TEST_CASE("ZeRO-3 gathers every piece's parameters in forward and in backward, a
   CHECK(std::count_if(st2.forward.begin(), st2.forward.end(), [&](OpVertex v) { return st2.graph[v].group == Group::DP; }) == 0);
 }
 
-TEST_CASE("ZeRO-3 memory: a parameter shard plus two pieces whole; gradients and states as ZeRO-2", "[run][zero3][memory]") {
+TEST_CASE("ZeRO-3 memory: a parameter shard plus two pieces whole - gradients and states as ZeRO-2", "[run][zero3][memory]") {
   const auto z3 = zero_scenario(3), z2 = zero_scenario(2);
   const auto& m3 = z3.memory[0];
   const auto& m2 = z2.memory[0];

@@ -30,7 +30,7 @@ TEST_CASE("LNC regroups physical cores: chip totals stay, a rank gets k cores' e
   CHECK(hw1.fingerprint() == hw2.fingerprint());
 }
 
-TEST_CASE("LNC 1 and 2 run the same Llama 3.1 8B step; per-rank memory halves at LNC 1", "[lnc][run]") {
+TEST_CASE("LNC 1 and 2 run the same Llama 3.1 8B step - per-rank memory halves at LNC 1", "[lnc][run]") {
   auto w2 = load_workload(std::string(TRNSIM_SOURCE_DIR) + "/workloads/torchneuron_llama3.1_8b_trn2_tp4_fsdp16.json", stack_lookup());
   auto w1 = load_workload(std::string(TRNSIM_SOURCE_DIR) + "/workloads/torchneuron_llama3.1_8b_trn2_lnc1_tp8_fsdp16.json", stack_lookup());
   const auto s2 = make_scenario(w2), s1 = make_scenario(w1);

@@ -73,7 +73,7 @@ TEST_CASE("a campaign is reproducible for a seed", "[campaign]") {
   CHECK(simulate_campaign(p).goodput_mean == simulate_campaign(p).goodput_mean);
 }
 
-TEST_CASE("the Monte-Carlo mean wall time matches the renewal closed form; hopeless runs are refused", "[campaign]") {
+TEST_CASE("the Monte-Carlo mean wall time matches the renewal closed form - hopeless runs are refused", "[campaign]") {
   CampaignParams p;
   p.tokens = 1e12;
   p.tokens_per_s = 2e6;
