@@ -10,6 +10,7 @@
 # --stack nemo, whose TP overlap covers the forward (tp_overlap_forward is part of a plan shape).
 # Pipeline degrees that do not divide the layers, when --axes lists them (the balanced split).
 # Every listed layout carries a 90% interval (issue 25, item 7) that contains its prediction.
+# ZeRO-2 / ZeRO-3 layouts whose DP stream binds the bound (session 21).
 # usage: search_exactness.sh TRNSIM
 set -euo pipefail
 bin="$1"
@@ -155,4 +156,22 @@ assert ex["counts"]["fits"] >= full["counts"]["fits"], (ex["counts"], full["coun
 assert ex["top_by_throughput"][0]["tokens_per_s"] > full["top_by_throughput"][0]["tokens_per_s"]
 print(f"search exact for LoRA fine-tuning: {ex['counts']['fits']} layouts fit ({full['counts']['fits']} full training), "
       f"best {ex['top_by_throughput'][0]['tokens_per_s']:.0f} vs {full['top_by_throughput'][0]['tokens_per_s']:.0f} tokens/s")
+PY
+
+# The DP stream (session 21): ZeRO-2 and ZeRO-3 layouts reduce every micro-batch and ZeRO-3 gathers
+# every piece twice; the bound counts that stream (gathers and buckets one at a time on idle links)
+# and the buckets that must follow the last backward. Exact on 14,178 layouts, and tight: some
+# layout's bound is its simulated step to within the rounding allowance (the stream binds).
+exact dpstream --model hlat-7b --hw p4d.24xlarge,trn1.32xlarge --nodes 2 --seq 1024 --global-batch 128 \
+      --axes "zero=2,3;attention=flash;fused=on" --top-k 10
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+bb, ex = json.load(open(f"{t}/dpstream-bb.json")), json.load(open(f"{t}/dpstream-ex.json"))
+assert ex["counts"]["fits"] >= 10000, ex["counts"]
+ratio = ex["stats"]["largest_bound_to_step_ratio"]
+assert 0.999 < ratio <= 1.0, ratio
+assert bb["counts"]["simulated"] < ex["counts"]["simulated"] / 4, (bb["counts"], ex["counts"])
+print(f"search exact with ZeRO-2/3 DP streams: {ex['counts']['fits']} layouts fit, {bb['counts']['simulated']} simulated by "
+      f"branch-and-bound, largest bound / step {ratio:.9f}")
 PY
