@@ -145,10 +145,7 @@ nlohmann::json run_search(const SearchOptions& o) {
           for (const Op& op : optimizer_compute_ops(sh.parameters[p], w, sh.expert_parameters[p]))
             rank_opt += std::max(Platform::instance().timer().time(op).seconds, hw.host.op_dispatch_s());
           const DpStreamWork d = dp_stream_work(sh.pieces[p], sh.parameters[p], w, times);
-          auto& rank_dp = dp[p % dp.size()];
-          rank_dp.per_micro_batch_s += d.per_micro_batch_s;
-          rank_dp.per_reduction_s += d.per_reduction_s;
-          rank_dp.last_bucket_s += d.last_bucket_s;
+          dp[p % dp.size()] += d;
           rank_opt += d.optimizer_s;
         }
       }

@@ -13,6 +13,7 @@
 #include "launch_floor.hpp"
 #include "platform.hpp"
 #include "run_kernel.hpp"
+#include "step_executor.hpp"
 #include "topology.hpp"
 
 namespace trnsim {
@@ -167,9 +168,8 @@ std::vector<PieceRun> piece_runs(const std::vector<PieceParameters>& pieces) {
 
 DpStreamWork dp_stream_work(const std::vector<PieceRun>& pieces, int64_t trainable_parameters, const Workload& w,
                             WorkTimes& times) {
-  // The executor lays DP groups out as runs of TP-strided ranks and expert-data-parallel groups
-  // ep x etp apart (step_executor.cpp).
-  auto stride = [&w](const Op& op) { return static_cast<int>(op.group == Group::EDP ? w.ep * w.etp : w.tp); };
+  // DP and expert-data-parallel groups as the executor lays them out.
+  auto stride = [&w](const Op& op) { return group_stride(op.group, w); };
   DpStreamWork d;
   const double gathers = w.fsdp_reshard_after_forward ? 2.0 : 1.0;  // forward, and again in backward
   // Backward runs the pieces in reverse: the first piece's gradients complete last.

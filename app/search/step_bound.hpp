@@ -80,6 +80,12 @@ class WorkTimes {
 struct DpStreamWork {
   double per_micro_batch_s = 0, per_reduction_s = 0, optimizer_s = 0;
   double last_bucket_s = 0;  // the buckets of the piece whose gradients complete last (the first piece)
+  // A rank's programs' streams, one after another.
+  DpStreamWork& operator+=(const DpStreamWork& o) {
+    per_micro_batch_s += o.per_micro_batch_s, per_reduction_s += o.per_reduction_s, optimizer_s += o.optimizer_s;
+    last_bucket_s += o.last_bucket_s;
+    return *this;
+  }
   // Busy time over a step of m micro-batches (every one reduces, or only the last).
   double step_s(const Workload& w, int64_t micro_batches) const {
     const double m = static_cast<double>(micro_batches);

@@ -40,16 +40,11 @@ class Executor {
       : s_(s), opt_(opt), p_(Platform::instance()), m_(micro_batches),
         algo_(make_collective(s.hw.collectives.inter_algorithm, s.hw.collectives.intra_algorithm)) {
     const auto& w = s.workload;
-    const GroupLayout tp = layout_group(s.hw, 1, static_cast<int>(w.tp));
-    // Megatron's rank order: TP fastest, then CP, then DP, then PP; gradients reduce over DP x CP.
-    const GroupLayout cp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.cp));
-    const GroupLayout dp = layout_group(s.hw, static_cast<int>(w.tp), static_cast<int>(w.dp_cp()));
-    const GroupLayout pp = layout_group(s.hw, static_cast<int>(w.tp * w.dp_cp()), static_cast<int>(w.pp));
-    // The expert grid over the TP x CP x DP ranks (Megatron-Core): ETP fastest (runs of etp consecutive
-    // ranks), then EP (ranks etp apart), then expert data parallel (ranks etp x ep apart).
-    const GroupLayout etp = layout_group(s.hw, 1, static_cast<int>(w.etp));
-    const GroupLayout ep = layout_group(s.hw, static_cast<int>(w.etp), static_cast<int>(w.ep));
-    const GroupLayout edp = layout_group(s.hw, static_cast<int>(w.ep * w.etp), static_cast<int>(w.edp()));
+    // Gradients reduce over DP x CP; expert gradients over the expert-data-parallel ranks.
+    auto group = [&](Group g, int64_t size) { return layout_group(s.hw, group_stride(g, w), static_cast<int>(size)); };
+    const GroupLayout tp = group(Group::TP, w.tp), cp = group(Group::CP, w.cp), dp = group(Group::DP, w.dp_cp()),
+                      pp = group(Group::PP, w.pp), etp = group(Group::ETP, w.etp), ep = group(Group::EP, w.ep),
+                      edp = group(Group::EDP, w.edp());
     // Each pipeline stage books its own link domain. When stages share a node their groups may
     // share physical links, but layout_group's multiplicity already counts every group of that
     // kind in the node (all stages') as sending at once; queueing the stages behind each other
@@ -460,6 +455,17 @@ class Executor {
 };
 
 }  // namespace
+
+int group_stride(Group g, const Workload& w) {
+  switch (g) {
+    case Group::CP:
+    case Group::DP: return static_cast<int>(w.tp);
+    case Group::PP: return static_cast<int>(w.tp * w.dp_cp());
+    case Group::EP: return static_cast<int>(w.etp);
+    case Group::EDP: return static_cast<int>(w.ep * w.etp);
+    default: return 1;  // TP, ETP: runs of consecutive ranks
+  }
+}
 
 StepResult execute_step(const Scenario& s, const StepOptions& opt) {
   const int64_t m = s.plan.micro_batches;

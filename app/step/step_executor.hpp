@@ -52,4 +52,9 @@ struct StepOptions {
 
 StepResult execute_step(const Scenario& s, const StepOptions& opt = {});
 
+// Ranks between consecutive members of a parallel group (Megatron's rank order: TP fastest, then
+// CP, then DP, then PP; the expert grid over a stage's TP x CP x DP ranks: ETP, then EP, then
+// expert data parallel). The executor lays every group out with it; the search's step bound too.
+int group_stride(Group g, const Workload& w);
+
 }  // namespace trnsim

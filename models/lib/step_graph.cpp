@@ -368,6 +368,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       bool is_block;
       int64_t expert_params = 0;  // of params: routed experts (whole on their EP rank, reduced over EDP)
       int64_t trainable = 0;      // of params, those with gradients (all; under LoRA the adapters')
+      PieceParameters parameters() const { return {params, trainable, expert_params}; }
     };
     std::vector<Piece> pieces;
     if (st.first) pieces.push_back({embedding_forward(ctx), m.embedding_parameters() / w.tp, false});
@@ -413,10 +414,10 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     // forward_prefetch / BACKWARD_PRE, DeepSpeed's prefetch bucket). The gather carries the piece's
     // layer (-1 for embedding and head) so the executor can make that piece's ops wait for it.
     const bool zero3 = zero3_gathers(w);
-    for (const auto& p : pieces) st.pieces.push_back({p.params, p.trainable, p.expert_params});
+    for (const auto& p : pieces) st.pieces.push_back(p.parameters());
     auto gather = [&](const Piece& p, Phase phase) {
       const int layer = p.is_block ? p.fwd.front().op.layer : -1;
-      Op g = param_gather_op({p.params, p.trainable, p.expert_params}, w);
+      Op g = param_gather_op(p.parameters(), w);
       g.label = p.is_block ? fmt::format("L{}.param_gather", layer) : "param_gather";
       g.layer = layer;
       g.phase = phase;
@@ -475,7 +476,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       // expert gradients over the expert-data-parallel ranks.
       const std::string label = it->is_block ? fmt::format("L{}.grad_sync", it->fwd.front().op.layer)
                                              : (it == pieces.rbegin() && st.last ? "head.grad_sync" : "embed.grad_sync");
-      for (Op& c : grad_bucket_ops({it->params, it->trainable, it->expert_params}, w)) {
+      for (Op& c : grad_bucket_ops(it->parameters(), w)) {
         c.label = c.group == Group::EDP ? label + ".experts" : label;
         c.phase = Phase::Backward;
         OpVertex v = gb.add(c, false);
