@@ -13,6 +13,9 @@
 #include "scenario.hpp"
 #include "trnsim/fork_map.hpp"
 #include "trnsim/json_reader.hpp"
+#include "report.hpp"
+#include "step_executor.hpp"
+#include "trnsim/error.hpp"
 #include "validation.hpp"
 
 namespace trnsim {
@@ -63,6 +66,59 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
   return bad ? 1 : 0;
 }
 
+// `--explain DATASET:ROW`: the row as trnsim maps it (workload, measured value) and the full step
+// report of its prediction under the hw files' fitted parameters, to read why a row is off.
+int explain_row(const ValidationOptions& base, const std::string& spec, const std::string& trace) {
+  const auto colon = spec.find(':');
+  const std::string dataset = spec.substr(0, colon);
+  int row = 0;
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("no colon");
+    size_t used = 0;
+    row = std::stoi(spec.substr(colon + 1), &used);
+    if (used != spec.size() - colon - 1 || row < 1) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("trnsim validation: --explain {}: expected DATASET:ROW with ROW a 1-based data row, e.g. nvidia_nemo_moe:86", spec));
+  }
+  const auto& names = dataset_names();
+  if (std::find(names.begin(), names.end(), dataset) == names.end())
+    throw UsageError(fmt::format("trnsim validation: --explain {}: unknown dataset '{}'; see --help for the list", spec, dataset));
+  ValidationOptions opt = base;
+  opt.datasets = {dataset};
+  opt.sample_single = 0;
+  int found = 0;
+  for (const ValidationCase& c : load_corpus(opt)) {
+    if (c.row != row) continue;
+    ++found;
+    std::cout << fmt::format("{} row {}: {}\n", dataset, row, c.label);
+    if (c.measured > 0)
+      std::cout << fmt::format("  measured {} = {:g} {}{}\n", to_string(c.quantity), c.measured, unit_of(c.quantity),
+                               c.calibration ? " (a calibration row)" : "");
+    if (!c.has_workload) {
+      std::cout << "  not expressible: " << c.not_expressible << "\n";
+      continue;
+    }
+    double predicted = 0;
+    std::string status;
+    if (!predict_case(c, FamilyParams{}, predicted, status)) {
+      std::cout << "  " << status << "\n";
+      continue;
+    }
+    std::cout << fmt::format("  predicted {:g} {} (error {:+.1f} %)\n", predicted, unit_of(c.quantity),
+                             100.0 * signed_error(c, predicted));
+    if (!is_performance(c.quantity)) continue;  // the performance case of the row prints the report
+    Scenario s = make_scenario(c.workload, c.model, /*allow_oom=*/true);
+    StepOptions so;
+    so.trace = !trace.empty();
+    const StepResult r = execute_step(s, so);
+    std::cout << render(make_report(s, r), "text");
+    if (so.trace) write_file_atomically(trace, step_trace_json(s, r));
+  }
+  if (!found)
+    throw UsageError(fmt::format("trnsim validation: --explain {}: {} has no data row {}", spec, dataset, row));
+  return 0;
+}
+
 }  // namespace
 
 Args validation_args() {
@@ -79,6 +135,8 @@ Args validation_args() {
       .option("check", "", "thresholds JSON: exit 1 if a dataset's mean abs error exceeds its recorded limit")
       .option("data-dir", "", "directory holding hw/ and models/")
       .option("jobs", std::to_string(online_cpus()), "worker processes for the fits and predictions (default: every online CPU)")
+      .option("explain", "", "DATASET:ROW: print how trnsim maps that row and the step report of its prediction (hw files' fitted parameters); nothing is written")
+      .option("trace", "", "with --explain: write the row's Chrome/Perfetto trace-event JSON to FILE")
       .flag("no-leave-out", "skip the leave-one-dataset-out refits")
       .flag("quiet", "no progress lines on stderr");
   return a;
@@ -102,6 +160,8 @@ int cmd_validation(const ArgList& argv) {
   Args a = validation_args();
   if (!a.parse(argv)) return 0;
   const ValidationOptions opt = validation_options(a);
+  if (a.has("trace") && !a.has("explain")) throw UsageError("trnsim validation: --trace needs --explain DATASET:ROW");
+  if (a.has("explain")) return explain_row(opt, a.get("explain"), a.has("trace") ? a.get("trace") : "");
   std::error_code ec;
   const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
   std::filesystem::create_directories(out, ec);

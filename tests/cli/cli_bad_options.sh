@@ -64,4 +64,10 @@ check "--document-tokens 99999 is out of range" $Q --seq 4096 --document-tokens 
 check "expected one STUDY.json" compare
 check "--tolerance" compare studies/r3-2023.json --tolerance 2
 check "--jobs" compare studies/r3-2023.json --jobs 0
+# validation --explain: a malformed row, an unknown dataset, a row that is not there; --trace alone.
+check "--explain nvidia_nemo_moe: expected DATASET:ROW" validation --explain nvidia_nemo_moe
+check "--explain seed:0: expected DATASET:ROW" validation --explain seed:0
+check "--explain nemo:3: unknown dataset 'nemo'" validation --explain nemo:3
+check "--explain seed:999: seed has no data row 999" validation --explain seed:999
+check "--trace needs --explain DATASET:ROW" validation --trace /tmp/never-written.json
 exit $fail

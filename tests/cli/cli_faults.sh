@@ -48,4 +48,15 @@ expect 0 "goodput" "$t" campaign "$R3" --tokens 1e15 --checkpoint-interval 1 --m
 # 4. Inputs that are not what a command reads.
 expect 1 "not a published-results file" "$t" reproduce --published "$R3" --out "$tmp"
 expect 1 "not a data directory" "$t" list --data-dir /nonexistent
+# validation --explain prints the same prediction the validation report holds for that row
+# (results/validation.json), then the row's step report; --trace writes its trace.
+pred=$("$t" validation --explain seed:3 --trace "$tmp/row.json" | sed -n 's/^  predicted \([0-9.e+]*\) .*/\1/p')
+python3 - "$pred" <<'PY' || { echo "FAIL: --explain seed:3 predicted '$pred' differs from results/validation.json"; fail=1; }
+import json, sys
+row = next(r for r in json.load(open("results/validation.json"))["rows"]
+           if r["dataset"] == "seed" and r["row"] == 3 and r["quantity"] == "cluster_seq_per_s")
+sys.exit(0 if abs(float(sys.argv[1]) / row["predicted"] - 1) < 1e-4 else 1)
+PY
+python3 -c "import json,sys; json.load(open(sys.argv[1]))['traceEvents']" "$tmp/row.json" || { echo "FAIL: --explain --trace wrote no trace"; fail=1; }
+expect 0 "step time" "$t" validation --explain seed:3
 exit $fail
