@@ -49,6 +49,8 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"checkpointing", to_string(w.checkpointing)},
                    {"fused_qkv", w.fused_qkv},
                    {"fused_gate_up", w.fused_gate_up},
+                   {"fused_elementwise", w.fused_elementwise},
+                   {"loss_kernel", to_string(w.loss())},
                    {"attention", to_string(w.attention)},
                    {"virtual_stages", w.virtual_stages},
                    {"overlap_dp", w.overlap_dp},
@@ -166,7 +168,7 @@ std::string render_text(const nlohmann::json& j) {
                    w["sequence_parallel"].get<bool>() ? "on" : "off", w["zero"].get<int>(), w["schedule"].get<std::string>(),
                    w["micro_batch"].get<int64_t>(), w["grad_accum"].get<int64_t>(), w["global_batch"].get<int64_t>(),
                    w["seq_len"].get<int64_t>());
-  o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {} | attention {} | virtual stages {} | "
+  o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {} elementwise {} loss {} | attention {} | virtual stages {} | "
                    "execution {}\n",
                    w["precision"].get<std::string>(),
                    w["checkpointing"].get<std::string>() +
@@ -176,6 +178,8 @@ std::string render_text(const nlohmann::json& j) {
                             : ""),
                    w["fused_qkv"].get<bool>(),
                    w["fused_gate_up"].get<bool>(),
+                   w["fused_elementwise"].get<bool>(),
+                   w["loss_kernel"].get<std::string>(),
                    w["attention"].get<std::string>() +
                        (w.contains("attention_kernel") ? fmt::format(" ({})", w["attention_kernel"].get<std::string>()) : ""),
                    w["virtual_stages"].get<int64_t>(),

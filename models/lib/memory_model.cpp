@@ -193,7 +193,11 @@ std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan) {
         if (op.phase == Phase::Forward && op.kind == OpKind::Gemm && is_low_precision(op.dtype))
           in.linear_parameters += static_cast<double>(op.k * op.n);
         if (op.phase == Phase::Optimizer || op.is_collective() || op.onchip_out) continue;
-        in.largest_output = std::max(in.largest_output, op.bytes_written);
+        // The loss's outputs are kept apart: how big they are depends on how the loss runs
+        // (Workload::loss_kernel). The label is read only for an op bigger than one of the two.
+        if (op.bytes_written <= std::min(in.largest_output, in.largest_loss_output)) continue;
+        Bytes& largest = op.label.find("cross_entropy") != std::string::npos ? in.largest_loss_output : in.largest_output;
+        largest = std::max(largest, op.bytes_written);
       }
     }
   }
@@ -300,10 +304,13 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
         again = layer_activation_bytes(m, none) - (w.checkpointing == Checkpointing::Full ? Bytes(0) : b.activation_per_layer);
       }
     }
-    // FP32 logits kept for the loss: one micro-batch's under 1F1B (its backward follows at once), all under GPipe.
-    const Bytes fp32_logits(4.0 * static_cast<double>(w.micro_batch * (w.seq_len / w.cp)) *
-                            static_cast<double>(w.loss_parallel ? (m.vocab + w.tp - 1) / w.tp : m.vocab));
-    if (last) b.activations += fp32_logits * static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
+    // Logits kept for the loss's backward: one micro-batch's under 1F1B (its backward follows at
+    // once), all under GPipe. The FP32 log-softmax, or under a compiled loss the BF16 logits alone.
+    const double logit_elements = static_cast<double>(w.micro_batch * (w.seq_len / w.cp)) *
+                                  static_cast<double>(w.loss_parallel ? (m.vocab + w.tp - 1) / w.tp : m.vocab);
+    const bool compiled_loss = w.loss() == Workload::LossKernel::Compiled;
+    const Bytes fp32_logits(4.0 * logit_elements), kept_logits(compiled_loss ? 2.0 * logit_elements : 4.0 * logit_elements);
+    if (last) b.activations += kept_logits * static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
     // Multi-token prediction on the last stage: each module's block (as the last layer), its norm
     // and projection inputs (the two normalised halves and their concatenation), and its own FP32 logits.
     if (last && m.mtp_layers > 0) {
@@ -314,11 +321,14 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       b.activations += module * static_cast<double>(m.mtp_layers * (w.schedule == Schedule::GPipe ? b.in_flight : 1));
     }
     // Largest temporary (see rank_memory_inputs), and the recomputed layer's activations (above).
-    b.temporary = in.largest_output + again;
+    // A compiled loss writes no FP32 tensor of the logits' size: its largest output is the BF16
+    // gradient of the logits.
+    const Bytes loss_output = compiled_loss && last ? Bytes(2.0 * logit_elements) : in.largest_loss_output;
+    b.temporary = std::max(in.largest_output, loss_output) + again;
     // Eager PyTorch's loss (torchtitan: F.cross_entropy(pred.float(), labels)) materialises the FP32
     // upcast of the logits beside log_softmax's FP32 output: one more FP32 copy at the loss. A fused
     // or compiled loss does not.
-    if (last && !w.fused_elementwise) b.temporary += fp32_logits;
+    if (last && w.loss() == Workload::LossKernel::Eager) b.temporary += fp32_logits;
     out.push_back(b);
   }
   return out;

@@ -43,7 +43,8 @@ struct RankMemoryInputs {
   int64_t layers = 0, chunk_layers = 0;
   int64_t chunk_first_layer = 0;    // first layer of that largest chunk (hybrid models sum its layers)
   bool first = false, last = false;  // holds the embedding / the LM head (FP32 logits)
-  Bytes largest_output;             // biggest forward/backward/recompute op output
+  Bytes largest_output;             // biggest forward/backward/recompute op output, the loss's excluded
+  Bytes largest_loss_output;        // biggest output of the loss (cross entropy and its backward)
 };
 std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan);
 std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload& w,

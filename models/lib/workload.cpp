@@ -220,6 +220,11 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     w.fused_qkv = f.boolean("qkv");
     w.fused_gate_up = f.boolean("gate_up");
     w.fused_elementwise = f.boolean_or("elementwise", true);
+    const std::string loss = f.choice_or("loss", "auto", {"eager", "fused", "compiled"});
+    w.loss_kernel = loss == "eager"      ? Workload::LossKernel::Eager
+                    : loss == "compiled" ? Workload::LossKernel::Compiled
+                    : loss == "fused"    ? Workload::LossKernel::Fused
+                                         : Workload::LossKernel::Auto;
     f.finish();
   }
   w.attention = r.choice_or("attention", "unfused", {"unfused", "flash"}) == "flash" ? Attention::Flash : Attention::Unfused;
@@ -255,6 +260,16 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
 }  // namespace trnsim
 
 namespace trnsim {
+
+const char* to_string(Workload::LossKernel k) {
+  switch (k) {
+    case Workload::LossKernel::Eager: return "eager";
+    case Workload::LossKernel::Compiled: return "compiled";
+    case Workload::LossKernel::Fused:
+    case Workload::LossKernel::Auto: break;
+  }
+  return "fused";
+}
 
 std::string workload_to_json(const Workload& w) {
   nlohmann::ordered_json j;
@@ -295,6 +310,8 @@ std::string workload_to_json(const Workload& w) {
   if (w.checkpoint_every > 1) j["checkpoint_every"] = w.checkpoint_every;
   if (w.checkpoint_layers > 0) j["checkpoint_layers"] = w.checkpoint_layers;
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}, {"elementwise", w.fused_elementwise}};
+  // Written only when set: left to its default it follows fused.elementwise after a round trip.
+  if (w.loss_kernel != Workload::LossKernel::Auto) j["fused"]["loss"] = to_string(w.loss_kernel);
   j["attention"] = to_string(w.attention);
   if (w.attention_kernel != AttentionKernel::Native) j["attention_kernel"] = to_string(w.attention_kernel);
   if (w.lora.active()) j["lora"] = {{"rank", w.lora.rank}, {"targets", lora_target_names(w)}};

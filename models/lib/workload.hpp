@@ -20,7 +20,10 @@ enum class Precision { BF16_SR, MixedBF16, FP32, FP8, MXFP8, NVFP4 };
 // How FP8 tensors get their scale. Delayed: from an amax history (TE DelayedScaling, the cast
 // itself records the amax; one amax all-reduce per step). Current (tensorwise): the amax of the
 // tensor being cast, one extra read first, and an all-reduce over TP for inputs that are
-// gathered over the sequence-parallel group. Rowwise: one scale per row (torchao), an amax pass.
+// gathered over the sequence-parallel group. Rowwise: one scale per row (torchao), an amax pass,
+// and a cast from BF16 along the other axis for the transposed copy; its GEMMs run on
+// torch._scaled_mm's row-wise kernel, which issues at the BF16 tensor rate (a declared structural
+// assumption, docs/precision.md "Row-wise FP8": recalled, with the corpus's evidence).
 enum class Fp8Recipe { Delayed, Current, Rowwise };
 bool has_fp32_master(Precision p);
 // The dtype of the block linear layers' GEMMs (BF16 / FP32 outside the low-precision modes).
@@ -154,6 +157,17 @@ struct Workload {
   // Apex, Megatron) or torch.compile. false: eager PyTorch, one kernel per ATen op with its own
   // HBM round trip (docs/stacks.md, "Element-wise fusion").
   bool fused_elementwise = true;
+  // How the loss runs, which sets the memory at the loss (memory_model.cpp): eager PyTorch's
+  // F.cross_entropy(logits.float()) materialises the FP32 upcast beside the FP32 log-softmax it
+  // keeps for backward; a fused loss kernel (Megatron's vocab-parallel cross entropy) keeps the
+  // FP32 log-softmax; a compiled one (torch.compile of the loss, Inductor) is one kernel that keeps
+  // only the BF16 logits (and a per-token log-sum-exp) and writes their gradient directly.
+  // Workload JSON fused.loss; Auto (the default): eager if fused.elementwise is false, else fused.
+  enum class LossKernel { Auto, Eager, Fused, Compiled };
+  LossKernel loss_kernel = LossKernel::Auto;
+  LossKernel loss() const {
+    return loss_kernel != LossKernel::Auto ? loss_kernel : fused_elementwise ? LossKernel::Fused : LossKernel::Eager;
+  }
   Attention attention = Attention::Unfused;
   // The flash kernel's implementation (core/op.hpp): the stack's, e.g. FlashAttention-2 through
   // PyTorch SDPA for torchtitan, cuDNN through Transformer Engine for Megatron-Core.
@@ -226,6 +240,8 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& file, co
 // Set the run's own choices (checkpointing, precision, ...) after this call.
 Workload with_stack(const Workload& w, const StackProfile& profile);
 // The inverse of load_workload: a JSON document that loads back to the same Workload.
+// "eager", "fused" or "compiled": the JSON value of fused.loss.
+const char* to_string(Workload::LossKernel k);
 std::string workload_to_json(const Workload& w);
 
 // Puts the workload under a Megatron-Core pipeline layout string (pipeline_layout.hpp): an

@@ -107,3 +107,48 @@ TEST_CASE("an eager loss holds one more FP32 copy of the logits on the last stag
   CHECK(me.temporary.base() - mf.temporary.base() == Approx(4.0 * 1 * 2048 * m.vocab));
   CHECK(me.activations.base() == Approx(mf.activations.base()));
 }
+
+TEST_CASE("a compiled loss keeps the BF16 logits and writes no FP32 copy of them", "[fusion][memory]") {
+  // torch.compile of the loss (torchtitan 2025): one kernel keeps the BF16 logits for backward
+  // instead of the FP32 log-softmax, and its largest output is their BF16 gradient.
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  const double logits = 1.0 * 2048 * static_cast<double>(m.vocab);  // micro-batch 1, seq 2048, one rank
+  Workload fused = llama8b(true), compiled = llama8b(true), eager = llama8b(true);
+  compiled.loss_kernel = Workload::LossKernel::Compiled;
+  eager.loss_kernel = Workload::LossKernel::Eager;  // blocks compiled, the loss not (torchtitan 2024-12)
+  const auto plan = build_step_plan(m, fused);
+  const auto mf = memory_per_stage(m, fused, plan).back();
+  const auto mc = memory_per_stage(m, compiled, plan).back();
+  const auto me = memory_per_stage(m, eager, plan).back();
+  CHECK(mf.activations.base() - mc.activations.base() == Approx(2.0 * logits));  // FP32 -> BF16 kept
+  // The fused loss's largest transient is its FP32 output (the size of the logits, 4 bytes); the
+  // compiled one's is the larger of the BF16 gradient and every other op's output.
+  const auto inputs = rank_memory_inputs(plan).back();
+  CHECK(inputs.largest_loss_output.base() == Approx(4.0 * logits));
+  CHECK(mc.temporary.base() == Approx(std::max(inputs.largest_output.base(), 2.0 * logits) +
+                                      (mf.temporary.base() - std::max(inputs.largest_output, inputs.largest_loss_output).base())));
+  CHECK(me.temporary.base() - mf.temporary.base() == Approx(4.0 * logits));  // the eager FP32 upcast
+  CHECK(mc.total().base() < mf.total().base());
+}
+
+TEST_CASE("fused.loss: defaults from fused.elementwise, round-trips, and rejects other values", "[fusion][stack]") {
+  auto j = nlohmann::json::parse(R"({
+    "name": "t", "model": "llama3.1-8b", "hw": "dgx-h100", "nodes": 1, "stack": "torchtitan",
+    "parallel": {"tp": 1, "pp": 1, "dp": 8},
+    "batch": {"micro_batch": 1, "global_batch": 8, "seq_len": 8192},
+    "precision": "mixed-bf16", "checkpointing": "full"})");
+  CHECK(workload_from_json(j, "w.json", stack_lookup()).loss() == Workload::LossKernel::Eager);
+  j["fused"] = {{"elementwise", true}};
+  CHECK(workload_from_json(j, "w.json", stack_lookup()).loss() == Workload::LossKernel::Fused);
+  j["fused"]["loss"] = "compiled";
+  const Workload w = workload_from_json(j, "w.json", stack_lookup());
+  CHECK(w.loss_kernel == Workload::LossKernel::Compiled);
+  CHECK(nlohmann::json::parse(workload_to_json(w))["fused"]["loss"] == "compiled");
+  // Left to its default, it is not written: it follows fused.elementwise after a round trip.
+  Workload unset = w;
+  unset.loss_kernel = Workload::LossKernel::Auto;
+  const auto back = nlohmann::json::parse(workload_to_json(unset));
+  CHECK_FALSE(back["fused"].contains("loss"));
+  j["fused"]["loss"] = "inductor";
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("loss"));
+}

@@ -21,6 +21,14 @@
 //   * torchtitan's Llama has separate wq / wk / wv and w1 / w3 linears (not fused).
 //   * torch.compile where a row says so: element-wise chains fused (fused.elementwise); eager
 //     otherwise (the profile's default, torchtitan's compile = false).
+//   * the loss (F.cross_entropy(pred.float(), labels)) runs eagerly, op by op, unless compiled:
+//     torchtitan's train.py of late 2024 left its loss compile commented out ("TODO: compiling
+//     loss function causes CUDA errors, turning off for now"), and its 2025 loss builder
+//     (components/loss.py, build_cross_entropy_loss) compiles it when training.compile is set
+//     (both recalled, not in the corpus: a declared assumption by commit date, the same for every
+//     row). So the 2024-12 compile rows keep the FP32 upcast of the logits beside their FP32
+//     log-softmax and the 2025 compile rows keep only the BF16 logits (fused.loss). Evidence: the
+//     rows that state memory; the 8B compile rows of 2024-12 were -14 to -27 % with a fused loss.
 // Not modelled, the same for every row: FP8 FSDP all-gathers. Hardware: the Grand Teton H100s
 // (96 GB HBM2e, 500 W) are their own family (h100_500w); H200 hosts are p5en.48xlarge; the B200
 // rows ran power-limited at a limit the page does not state (not expressible).
@@ -35,6 +43,7 @@
 // instances with EFA (recalled, not in the corpus).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -64,6 +73,17 @@ std::pair<std::string, std::string> titan_hw(const std::string& cell) {
   if (contains(cell, "A100 80GB")) return {"p4de.24xlarge", "a100"};  // see the header
   if (contains(cell, "B200")) return {contains(cell, "power limited") ? "" : "dgx-b200", "blackwell"};
   return {"", contains(cell, "Blackwell") || contains(cell, "GB200") ? "blackwell" : "h100"};
+}
+
+// The year of the torchtitan commit a row ran ("torchtitan 9dec370 (2024-12-26); torch ..."): the
+// first "(YYYY-" in the cell; 0 when there is none.
+int titan_year(const std::string& cell) {
+  for (size_t at = cell.find('('); at != std::string::npos; at = cell.find('(', at + 1))
+    if (at + 5 < cell.size() && cell[at + 5] == '-' &&
+        std::all_of(cell.begin() + static_cast<long>(at) + 1, cell.begin() + static_cast<long>(at) + 5,
+                    [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; }))
+      return std::stoi(cell.substr(at + 1, 4));
+  return 0;
 }
 
 }  // namespace
@@ -135,6 +155,9 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(notes, "async TP");  // fused AG + matmul, matmul + RS
       // torch.compile fuses the element-wise chains; eager (the config default) does not.
       w.fused_elementwise = contains(notes, "compile") && !contains(notes, "compile=eager") && !contains(notes, "compile not stated");
+      // The loss runs eagerly unless compiled, and torchtitan compiled it only from 2025 (header).
+      w.loss_kernel = w.fused_elementwise && titan_year(t.at(r, "framework_version")) >= 2025 ? Workload::LossKernel::Compiled
+                                                                                               : Workload::LossKernel::Eager;
       // The per-op policy counts the unfused wq, wk, wv, wo, w1, w3, w2 matmuls in that order.
       const bool every_k = contains(rec, "layer");  // selective layer AC: full on every 2nd block (header)
       w.checkpointing = contains(rec, "full") || every_k ? Checkpointing::Full
