@@ -31,6 +31,10 @@ QuantRule quant_rule(const Workload& w) {
     q.tp_amax = w.fp8_recipe == Fp8Recipe::Current;
     q.amax_history = w.fp8_recipe == Fp8Recipe::Delayed;
     if (w.fp8_any_layout) q.copies = 1;  // no transposed copy where the FP8 GEMM takes any layout
+    // Row-wise scaling (torchao): a scale per row of each operand, so the transposed copy for the
+    // weight gradient is cast from BF16 along the other axis (a pass more), and the GEMMs run on
+    // torch._scaled_mm's row-wise kernel, which issues at the BF16 rate (workload.hpp, fp8_recipe).
+    if (w.fp8_recipe == Fp8Recipe::Rowwise) q.passes = 3, q.bf16_rate = true;
   } else if (w.precision == Precision::NVFP4) {
     q.passes = 2;     // a per-tensor FP32 scale over the per-16 E4M3 block scales needs the global amax
     q.tp_amax = true;
@@ -85,7 +89,7 @@ struct Emitter {
   // independent weights: the grouped GEMM of a rank's experts).
   void linear(const std::string& name, int64_t m, int64_t k, int64_t n, int64_t batch = 1) {
     compute(ops::gemm(name, batch, m, k, n, c.q.active ? c.q.to : c.dt));
-    if (c.q.active) out.back().grad_quant_passes = c.q.passes;
+    if (c.q.active) out.back().grad_quant_passes = c.q.passes, out.back().op.bf16_rate = c.q.bf16_rate;
     if (batch > 1 && c.w.moe_grouped_gemm == Workload::MoeGroupedGemm::PerExpert) out.back().op.launches = static_cast<int>(batch);
     if (!c.w.lora.active()) return;
     out.back().frozen = true;

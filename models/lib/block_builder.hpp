@@ -52,6 +52,7 @@ struct QuantRule {
   int passes = 1, copies = 2;
   bool tp_amax = false;
   bool amax_history = false;  // delayed scaling: one amax-history all-reduce per step
+  bool bf16_rate = false;     // the scaled GEMMs issue at the BF16 rate (row-wise FP8, Op::bf16_rate)
 };
 QuantRule quant_rule(const Workload& w);
 

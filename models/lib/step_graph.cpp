@@ -162,6 +162,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
       Op wg = ops::gemm(o.label + ".wgrad", o.batch, o.k, o.m, o.n, o.dtype);
       dg.launches = wg.launches = o.launches;  // a per-expert loop in forward loops in backward too
       dg.attention_kernel = wg.attention_kernel = o.attention_kernel;  // the attention kernel's own backward
+      dg.bf16_rate = wg.bf16_rate = o.bf16_rate;                        // the same scaled-matmul kernel
       // Only GEMMs whose B operand is a parameter have a weight gradient; in attention's core
       // (QK^T, xV) both operands are activations and both gradients feed the chain.
       wg.weight_grad = !f.attention_core;

@@ -58,8 +58,8 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
   const double dt = dtype_bytes(op.dtype), dto = dtype_bytes(op.out_dtype);
   // Cycles per matmul instruction relative to BF16 (datasheet peak ratio), over the dtype's efficiency.
   // A GEMM of a non-native attention kernel: that kernel's published slowdown on this chip.
-  const double slow =
-      t.slowdown(op.dtype) * t.efficiency / t.efficiency_of(op.dtype) * t.attention_slowdown_of(op.attention_kernel);
+  const DType rate = op.bf16_rate ? DType::BF16 : op.dtype;  // the kernel's issue rate (Op::bf16_rate)
+  const double slow = t.slowdown(rate) * t.efficiency / t.efficiency_of(rate) * t.attention_slowdown_of(op.attention_kernel);
   const int64_t kpasses = ceil_div(op.k, t.rows);
   const double third = hw.sram.sbuf.base() / 3.0;
   const bool a_resident = static_cast<double>(op.m * op.k * dt) <= third;

@@ -59,7 +59,7 @@ TEST_CASE("each precision puts exactly the block linears on its format, with its
   // are gathered over the sequence-parallel group, where the scale needs the global amax.
   for (const Case& c : {Case{Precision::FP8, Fp8Recipe::Delayed, DType::FP8, 1, 0},
                         Case{Precision::FP8, Fp8Recipe::Current, DType::FP8, 2, 2},
-                        Case{Precision::FP8, Fp8Recipe::Rowwise, DType::FP8, 2, 0},
+                        Case{Precision::FP8, Fp8Recipe::Rowwise, DType::FP8, 3, 0},
                         Case{Precision::MXFP8, Fp8Recipe::Delayed, DType::MXFP8, 1, 0},
                         Case{Precision::NVFP4, Fp8Recipe::Delayed, DType::NVFP4, 2, 2}}) {
     INFO(to_string(c.p) << " " << to_string(c.r));
@@ -72,6 +72,13 @@ TEST_CASE("each precision puts exactly the block linears on its format, with its
     CHECK(n.quant_passes == c.passes);
     CHECK(n.tp_amax == c.amax_per_layer);
     CHECK(test::op_named(plan, "head.logits")->dtype == DType::BF16);  // LM head stays BF16
+    // Row-wise FP8 (torchao): the GEMMs keep FP8 operands and issue at the BF16 rate, backward too.
+    const bool rowwise = c.r == Fp8Recipe::Rowwise && c.p == Precision::FP8;
+    for (const char* name : {"L0.qkv", "L0.qkv.dgrad", "L0.down.wgrad"}) {
+      INFO(name);
+      REQUIRE(test::op_named(plan, name));
+      CHECK(test::op_named(plan, name)->bf16_rate == rowwise);
+    }
   }
   // BF16 has none of it.
   const Counts b = layer_counts(build_step_plan(m, llama_tp2(Precision::MixedBF16)), DType::FP8);

@@ -44,6 +44,14 @@ TEST_CASE("a compute-bound GEMM's time scales with the dtype's datasheet peak", 
   const HwSpec trn1 = load_hw_spec(hw_path("trn1.32xlarge"));
   const Op tb = ops::gemm("g", 1, 4096, 4096, 4096, DType::BF16), tf = ops::gemm("g", 1, 4096, 4096, 4096, DType::FP8);
   CHECK(op_seconds(trn1, tf) == Approx(op_seconds(trn1, tb)).epsilon(0.03));
+  // A row-wise-scaled FP8 GEMM (torchao through torch._scaled_mm) issues at the BF16 rate and
+  // efficiency on H100: its compute-bound time is the BF16 GEMM's, twice the tensorwise FP8 one's.
+  Op rw = f8;
+  rw.bf16_rate = true;
+  const HwSpec h100_fitted = load_hw_spec(hw_path("dgx-h100"));
+  CHECK(op_seconds(h100_fitted, rw) == Approx(op_seconds(h100_fitted, bf)).epsilon(0.03));
+  CHECK(op_seconds(h100_fitted, rw) > 1.8 * op_seconds(h100, f8));
+  CHECK(rw.shape_key() != f8.shape_key());  // memoised apart
 }
 
 TEST_CASE("trn1 accepts FP8 with a note - a chip without the format refuses it by name", "[precision]") {

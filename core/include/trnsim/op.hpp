@@ -109,6 +109,10 @@ struct Op {
   bool onchip_in = false, onchip_out = false;
   // A GEMM inside a fused attention kernel: the kernel implementation that runs it.
   AttentionKernel attention_kernel = AttentionKernel::Native;
+  // A low-precision GEMM whose scaled-matmul kernel issues at the BF16 tensor rate: operands
+  // stored (and moved) in `dtype`, the math at BF16's peak and efficiency (torchao's row-wise
+  // FP8 through torch._scaled_mm, see Workload::fp8_recipe).
+  bool bf16_rate = false;
   // A weight-gradient GEMM: no later op of the micro-batch's backward consumes its result
   // (only the DP reduction and the optimizer do), so the schedule does not wait for it.
   bool weight_grad = false;
@@ -141,7 +145,7 @@ struct Op {
   std::string shape_key() const;
   OpShape shape() const {
     return {static_cast<int>(kind), static_cast<int>(engine), static_cast<int>(dtype), static_cast<int>(out_dtype), inputs, passes,
-            transcendental ? 1 : 0, (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0), static_cast<int>(attention_kernel), batch, m, k, n, elements, row};
+            transcendental ? 1 : 0, (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0) | (bf16_rate ? 4 : 0), static_cast<int>(attention_kernel), batch, m, k, n, elements, row};
   }
 };
 
