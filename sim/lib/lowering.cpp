@@ -78,22 +78,45 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
     // first, so small GEMMs are not stuck with one under-filled wave of large tiles.
     const int64_t tm0 = t.tile_m > 0 ? t.tile_m : t.max_moving, tn0 = t.tile_n > 0 ? t.tile_n : t.cols;
     double total_cycles = 0;
+    int64_t tm = tm0, tn = tn0;  // the tile the library picks
     // (Tiles below 128 x 64 are left out: they cannot keep the tensor cores at full rate.)
     for (auto [fm, fn] : {std::pair<int64_t, int64_t>{1, 1}, {2, 1}, {1, 2}, {2, 2}}) {
-      const int64_t tm = std::min<int64_t>(std::max<int64_t>(tm0 / fm, t.min_issue_cycles), op.m);
-      const int64_t tn = std::min<int64_t>(std::max<int64_t>(tn0 / fn, t.cols), op.n);
-      const int64_t tiles = op.batch * ceil_div(op.m, tm) * ceil_div(op.n, tn);
-      const double c = static_cast<double>(ceil_div(tiles, t.units) * kpasses * ceil_div(tn, t.cols)) *
-                       static_cast<double>(std::max<int64_t>(tm, t.min_issue_cycles));
-      if (total_cycles == 0 || c < total_cycles) total_cycles = c;
+      const int64_t m_ = std::min<int64_t>(std::max<int64_t>(tm0 / fm, t.min_issue_cycles), op.m);
+      const int64_t n_ = std::min<int64_t>(std::max<int64_t>(tn0 / fn, t.cols), op.n);
+      const int64_t tiles = op.batch * ceil_div(op.m, m_) * ceil_div(op.n, n_);
+      const double c = static_cast<double>(ceil_div(tiles, t.units) * kpasses * ceil_div(n_, t.cols)) *
+                       static_cast<double>(std::max<int64_t>(m_, t.min_issue_cycles));
+      if (total_cycles == 0 || c < total_cycles) total_cycles = c, tm = m_, tn = n_;
     }
     total_cycles *= slow / t.efficiency;
+    // HBM traffic: the cheaper of two schedules a GEMM library can run. (1) L2 blocks of B columns
+    // (nb, as for a NeuronCore's SBUF): B read once, A once if it fits the L2 share, else once per
+    // block. (2) Waves of CTA tiles: every CTA streams its A row panel (tm x K) and B column panel
+    // (K x tn); the CTAs of one wave (one per array) cover a near-square block of wm x wn tiles and
+    // share their panels through L2, so a wave reads wm A panels and wn B panels once; an operand
+    // that fits the L2 share is read once. (1) is cheap for short K; for a long K (a weight gradient
+    // over a micro-batch's tokens) its blocks shrink to one array's width and A is re-read per
+    // block, where (2) reads each operand a few times. Per batch element.
+    const int64_t gm = ceil_div(op.m, tm), gn = ceil_div(op.n, tn);
+    int64_t wm = std::min<int64_t>(gm, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(t.units))))));
+    const int64_t wn = std::min<int64_t>(gn, ceil_div(t.units, wm));
+    wm = std::min<int64_t>(gm, ceil_div(t.units, wn));
+    const double waves = std::max(1.0, static_cast<double>(gm * gn) / static_cast<double>(t.units));
+    const double a_bytes = static_cast<double>(op.m * op.k) * dt, b_bytes = static_cast<double>(op.k * op.n) * dt;
+    const double a_traffic =
+        op.onchip_in ? 0.0
+                     : (a_resident ? a_bytes : std::max(a_bytes, waves * static_cast<double>(wm * tm * op.k) * dt));
+    const double b_traffic = b_bytes <= third ? b_bytes : std::max(b_bytes, waves * static_cast<double>(wn * tn * op.k) * dt);
+    const double blocked = (op.onchip_in ? 0.0 : (a_resident ? 1.0 : static_cast<double>(blocks)) * a_bytes) + b_bytes;
+    const bool waves_cheaper = a_traffic + b_traffic < blocked;
+    const double wave_traffic = static_cast<double>(op.batch) * (a_traffic + b_traffic);
     for (int64_t j = 0; j < blocks; ++j) {
       const int64_t nj = std::min(nb, op.n - j * nb);
       Unit u;
       u.tensor_cycles = total_cycles * static_cast<double>(nj) / static_cast<double>(op.n);
       const bool load_a = (j == 0 || !a_resident) && !op.onchip_in;
-      u.load_bytes = static_cast<double>(op.batch * (op.k * nj + (load_a ? op.m * op.k : 0)) * dt);
+      u.load_bytes = waves_cheaper ? wave_traffic * static_cast<double>(nj) / static_cast<double>(op.n)  // paced by the blocks
+                                   : static_cast<double>(op.batch * (op.k * nj + (load_a ? op.m * op.k : 0)) * dt);
       u.store_bytes = op.onchip_out ? 0.0 : static_cast<double>(op.batch * op.m * nj) * dto;
       u.evict_elems = static_cast<double>(op.batch * op.m * nj);
       u.load_instrs = 2;

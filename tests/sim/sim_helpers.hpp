@@ -1,7 +1,9 @@
 // sim_helpers.hpp — runs one collective on the fabric through the SystemC kernel and returns its
-// simulated duration (shared by the link and collective tests).
+// simulated duration (shared by the link and collective tests); and one op's simulated time alone
+// on a core (the engine and lowering tests).
 #pragma once
 #include "collective.hpp"
+#include "lowering.hpp"
 #include "platform.hpp"
 
 namespace trnsim::test {
@@ -19,6 +21,13 @@ inline double collective_seconds(const HwSpec& hw, const std::string& algo, OpKi
   });
   sc_core::sc_start();
   return took;
+}
+
+// One op lowered for `hw` and run alone on a core: its simulated seconds.
+inline double op_seconds(const HwSpec& hw, const Op& op) {
+  auto& p = Platform::instance();
+  p.configure(hw);
+  return p.timer().run_program(lower_op(op, hw), 1).seconds;
 }
 
 }  // namespace trnsim::test

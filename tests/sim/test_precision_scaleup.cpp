@@ -16,11 +16,6 @@
 using namespace trnsim;
 
 namespace {
-double op_seconds(const HwSpec& hw, const Op& op) {
-  auto& p = Platform::instance();
-  p.configure(hw);
-  return p.timer().run_program(lower_op(op, hw), 1).seconds;
-}
 double collective_seconds(const HwSpec& hw, OpKind kind, Bytes size, const GroupLayout& g) {
   return test::collective_seconds(hw, "hierarchical", kind, size, g);
 }
@@ -30,27 +25,27 @@ TEST_CASE("a compute-bound GEMM's time scales with the dtype's datasheet peak", 
   HwSpec h100 = load_hw_spec(hw_path("dgx-h100"));
   h100.tensor.efficiency_low_precision = h100.tensor.efficiency;  // isolate the rate ratio
   const Op bf = ops::gemm("g", 1, 8192, 8192, 8192, DType::BF16), f8 = ops::gemm("g", 1, 8192, 8192, 8192, DType::FP8);
-  const double ratio = op_seconds(h100, f8) / op_seconds(h100, bf);
+  const double ratio = test::op_seconds(h100, f8) / test::op_seconds(h100, bf);
   CHECK(ratio == Approx(989.0 / 1979.0).epsilon(0.05));
   // A lower low-precision efficiency slows it by exactly that factor on the tensor engine.
   HwSpec slow = h100;
   slow.tensor.efficiency_low_precision = h100.tensor.efficiency / 2;
-  CHECK(op_seconds(slow, f8) == Approx(2 * op_seconds(h100, f8)).epsilon(0.05));
+  CHECK(test::op_seconds(slow, f8) == Approx(2 * test::op_seconds(h100, f8)).epsilon(0.05));
   // Faster hardware never slows the op: NVFP4 on Blackwell beats its FP8.
   const HwSpec gb = load_hw_spec(hw_path("gb200-nvl72"));
-  CHECK(op_seconds(gb, ops::gemm("g", 1, 8192, 8192, 8192, DType::NVFP4)) < op_seconds(gb, ops::gemm("g", 1, 8192, 8192, 8192, DType::FP8)));
+  CHECK(test::op_seconds(gb, ops::gemm("g", 1, 8192, 8192, 8192, DType::NVFP4)) < test::op_seconds(gb, ops::gemm("g", 1, 8192, 8192, 8192, DType::FP8)));
   // trn1: cFP8 at the BF16 rate, so the tensor time is the BF16 time (operands are smaller,
   // which a compute-bound GEMM does not feel).
   const HwSpec trn1 = load_hw_spec(hw_path("trn1.32xlarge"));
   const Op tb = ops::gemm("g", 1, 4096, 4096, 4096, DType::BF16), tf = ops::gemm("g", 1, 4096, 4096, 4096, DType::FP8);
-  CHECK(op_seconds(trn1, tf) == Approx(op_seconds(trn1, tb)).epsilon(0.03));
+  CHECK(test::op_seconds(trn1, tf) == Approx(test::op_seconds(trn1, tb)).epsilon(0.03));
   // A row-wise-scaled FP8 GEMM (torchao through torch._scaled_mm) issues at the BF16 rate and
   // efficiency on H100: its compute-bound time is the BF16 GEMM's, twice the tensorwise FP8 one's.
   Op rw = f8;
   rw.bf16_rate = true;
   const HwSpec h100_fitted = load_hw_spec(hw_path("dgx-h100"));
-  CHECK(op_seconds(h100_fitted, rw) == Approx(op_seconds(h100_fitted, bf)).epsilon(0.03));
-  CHECK(op_seconds(h100_fitted, rw) > 1.8 * op_seconds(h100, f8));
+  CHECK(test::op_seconds(h100_fitted, rw) == Approx(test::op_seconds(h100_fitted, bf)).epsilon(0.03));
+  CHECK(test::op_seconds(h100_fitted, rw) > 1.8 * test::op_seconds(h100, f8));
   CHECK(rw.shape_key() != f8.shape_key());  // memoised apart
 }
 

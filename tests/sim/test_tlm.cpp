@@ -18,11 +18,7 @@ HwSpec trn1() { return load_hw_spec(hw_path("trn1.32xlarge")); }
 Op gemm_op(int64_t m, int64_t k, int64_t n) { return ops::gemm("gemm", 1, m, k, n, DType::BF16); }
 
 // Seconds one op takes on a single core (the chip's other core idle).
-double single_core_seconds(const HwSpec& hw, const Op& op) {
-  auto& p = Platform::instance();
-  p.configure(hw);
-  return p.timer().run_program(lower_op(op, hw), 1).seconds;
-}
+double single_core_seconds(const HwSpec& hw, const Op& op) { return test::op_seconds(hw, op); }
 
 // Runs one collective on the fabric and returns its simulated duration.
 using test::collective_seconds;
