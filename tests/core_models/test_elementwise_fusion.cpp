@@ -37,6 +37,14 @@ Traffic forward_traffic(const StepPlan& p, const std::string& prefix) {
   }
   return t;
 }
+// A torchtitan Llama 3.1 8B workload on one node, with no fusion fields of its own.
+nlohmann::json titan_8b() {
+  return nlohmann::json::parse(R"({
+    "name": "t", "model": "llama3.1-8b", "hw": "dgx-h100", "nodes": 1, "stack": "torchtitan",
+    "parallel": {"tp": 1, "pp": 1, "dp": 8},
+    "batch": {"micro_batch": 1, "global_batch": 8, "seq_len": 8192},
+    "precision": "mixed-bf16", "checkpointing": "full"})");
+}
 }  // namespace
 
 TEST_CASE("eager RMSNorm, rotary and SwiGLU are ATen's kernels with their HBM bytes", "[fusion]") {
@@ -83,11 +91,7 @@ TEST_CASE("an eager step pays its extra bytes at no more than HBM speed", "[fusi
 }
 
 TEST_CASE("stack profiles: torchtitan is eager unless the run compiles, Megatron fuses", "[fusion][stack]") {
-  auto j = nlohmann::json::parse(R"({
-    "name": "t", "model": "llama3.1-8b", "hw": "dgx-h100", "nodes": 1, "stack": "torchtitan",
-    "parallel": {"tp": 1, "pp": 1, "dp": 8},
-    "batch": {"micro_batch": 1, "global_batch": 8, "seq_len": 8192},
-    "precision": "mixed-bf16", "checkpointing": "full"})");
+  auto j = titan_8b();
   CHECK_FALSE(workload_from_json(j, "w.json", stack_lookup()).fused_elementwise);
   j["fused"] = {{"elementwise", true}};  // torch.compile
   CHECK(workload_from_json(j, "w.json", stack_lookup()).fused_elementwise);
@@ -132,11 +136,7 @@ TEST_CASE("a compiled loss keeps the BF16 logits and writes no FP32 copy of them
 }
 
 TEST_CASE("fused.loss: defaults from fused.elementwise, round-trips, and rejects other values", "[fusion][stack]") {
-  auto j = nlohmann::json::parse(R"({
-    "name": "t", "model": "llama3.1-8b", "hw": "dgx-h100", "nodes": 1, "stack": "torchtitan",
-    "parallel": {"tp": 1, "pp": 1, "dp": 8},
-    "batch": {"micro_batch": 1, "global_batch": 8, "seq_len": 8192},
-    "precision": "mixed-bf16", "checkpointing": "full"})");
+  auto j = titan_8b();
   CHECK(workload_from_json(j, "w.json", stack_lookup()).loss() == Workload::LossKernel::Eager);
   j["fused"] = {{"elementwise", true}};
   CHECK(workload_from_json(j, "w.json", stack_lookup()).loss() == Workload::LossKernel::Fused);
