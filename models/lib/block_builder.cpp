@@ -34,7 +34,10 @@ QuantRule quant_rule(const Workload& w) {
     // Row-wise scaling (torchao): a scale per row of each operand, so the transposed copy for the
     // weight gradient is cast from BF16 along the other axis (a pass more), and the GEMMs run on
     // torch._scaled_mm's row-wise kernel, which issues at the BF16 rate (workload.hpp, fp8_recipe).
-    if (w.fp8_recipe == Fp8Recipe::Rowwise) q.passes = 3, q.bf16_rate = true;
+    // torchtitan gathers row-wise inputs in BF16 under TP ("float8 all-gather with TP is only
+    // supported for tensorwise float8 scaling recipes", parallelize_llama; recalled), then casts
+    // the gathered tensor.
+    if (w.fp8_recipe == Fp8Recipe::Rowwise) q.passes = 3, q.bf16_rate = true, q.low_gather = false;
   } else if (w.precision == Precision::NVFP4) {
     q.passes = 2;     // a per-tensor FP32 scale over the per-16 E4M3 block scales needs the global amax
     q.tp_amax = true;
@@ -84,6 +87,18 @@ struct Emitter {
                                      Bytes(4.0)),
                      Role::Compute, false});
     compute(ops::quantize(name + ".quant", elems, c.q.passes, c.q.copies, c.q.to));
+  }
+  // The entry of a TP region whose first op is a linear: quantize the local sequence shard and
+  // gather the low-precision copy (TE, torchao tensorwise), or, where the recipe gathers in high
+  // precision (QuantRule::low_gather false), gather BF16 and quantize the gathered tensor.
+  void quantized_enter(const std::string& quant, const std::string& enter) {
+    if (c.q.active && !c.q.low_gather && c.w.tp > 1 && c.w.sequence_parallel) {
+      tp_boundary(Role::TpEnter, enter);
+      quantize(quant, c.tokens() * h(), false);
+      return;
+    }
+    quantize(quant, c.local_tokens() * h(), true);
+    tp_boundary(Role::TpEnter, enter, c.q.active);
   }
   // A block linear layer: on the low-precision format when the precision has one (`batch`
   // independent weights: the grouped GEMM of a rank's experts).
@@ -362,8 +377,7 @@ struct Emitter {
   void experts_with_residual(const std::string& residual) {
     const int64_t Tl = c.local_tokens();
     if (c.m.moe.shared_experts > 0) {
-      quantize("shared_in", Tl * h(), true);
-      tp_boundary(Role::TpEnter, "shared_enter", c.q.active);
+      quantized_enter("shared_in", "shared_enter");
       mlp_of(c.m.moe.shared_experts * c.m.moe.expert_ffn);
       tp_boundary(Role::TpExit, "shared_exit");
     }
@@ -408,15 +422,13 @@ struct Emitter {
 std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
   Emitter e{c, fmt::format("L{}.", layer), {}, layer};
   const int64_t Tl = c.local_tokens(), h = c.m.hidden;
-  const bool low = c.q.active;
   if (c.m.hybrid()) {  // one mixer or MLP per layer, each pre-norm with its residual
     const LayerKind k = c.m.kind(layer);
     e.norm("norm1", Tl);
     if (k == LayerKind::Moe) {
       e.experts_with_residual("residual1");
     } else {
-      e.quantize("mixer_in", Tl * h, true);
-      e.tp_boundary(Role::TpEnter, "mixer_enter", low);
+      e.quantized_enter("mixer_in", "mixer_enter");
       if (k == LayerKind::Mamba) e.mamba();
       else if (k == LayerKind::Attention) e.attention();
       else e.mlp();
@@ -424,15 +436,13 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
       e.elementwise("residual1", Tl * h, 2, 1, false, 1);
     }
   } else if (c.m.encoder) {  // BERT: post-norm, sequential
-    e.quantize("attn_in", Tl * h, true);
-    e.tp_boundary(Role::TpEnter, "attn_enter", low);
+    e.quantized_enter("attn_in", "attn_enter");
     e.attention();
     e.tp_boundary(Role::TpExit, "attn_exit");
     e.dropout("hidden_dropout1", Tl * h);
     e.elementwise("residual1", Tl * h, 2, 1, false, 1);
     e.norm("norm1", Tl);
-    e.quantize("mlp_in", Tl * h, true);
-    e.tp_boundary(Role::TpEnter, "mlp_enter", low);
+    e.quantized_enter("mlp_in", "mlp_enter");
     e.mlp();
     e.tp_boundary(Role::TpExit, "mlp_exit");
     e.dropout("hidden_dropout2", Tl * h);
@@ -452,8 +462,7 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
     e.elementwise("residual", Tl * h, 3, 1, false, 2);
   } else if (c.m.is_moe_layer(layer)) {  // MoE decoder: pre-norm attention, then routed (+ shared) experts
     e.norm("norm1", Tl);
-    e.quantize("attn_in", Tl * h, true);
-    e.tp_boundary(Role::TpEnter, "attn_enter", low);
+    e.quantized_enter("attn_in", "attn_enter");
     e.attention();
     e.tp_boundary(Role::TpExit, "attn_exit");
     e.elementwise("residual1", Tl * h, 2, 1, false, 1);
@@ -461,15 +470,13 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
     e.experts_with_residual("residual2");
   } else {  // Llama: pre-norm, sequential
     e.norm("norm1", Tl);
-    e.quantize("attn_in", Tl * h, true);
-    e.tp_boundary(Role::TpEnter, "attn_enter", low);
+    e.quantized_enter("attn_in", "attn_enter");
     e.attention();
     e.tp_boundary(Role::TpExit, "attn_exit");
     e.dropout("hidden_dropout1", Tl * h);
     e.elementwise("residual1", Tl * h, 2, 1, false, 1);
     e.norm("norm2", Tl);
-    e.quantize("mlp_in", Tl * h, true);
-    e.tp_boundary(Role::TpEnter, "mlp_enter", low);
+    e.quantized_enter("mlp_in", "mlp_enter");
     e.mlp();
     e.tp_boundary(Role::TpExit, "mlp_exit");
     e.dropout("hidden_dropout2", Tl * h);

@@ -53,6 +53,7 @@ struct QuantRule {
   bool tp_amax = false;
   bool amax_history = false;  // delayed scaling: one amax-history all-reduce per step
   bool bf16_rate = false;     // the scaled GEMMs issue at the BF16 rate (row-wise FP8, Op::bf16_rate)
+  bool low_gather = true;     // sequence-parallel all-gathers move the quantized copy (else BF16, then cast)
 };
 QuantRule quant_rule(const Workload& w);
 

@@ -21,7 +21,8 @@ enum class Precision { BF16_SR, MixedBF16, FP32, FP8, MXFP8, NVFP4 };
 // itself records the amax; one amax all-reduce per step). Current (tensorwise): the amax of the
 // tensor being cast, one extra read first, and an all-reduce over TP for inputs that are
 // gathered over the sequence-parallel group. Rowwise: one scale per row (torchao), an amax pass,
-// and a cast from BF16 along the other axis for the transposed copy; its GEMMs run on
+// a cast from BF16 along the other axis for the transposed copy, and (torchtitan under TP) a BF16
+// sequence-parallel gather cast after it; its GEMMs run on
 // torch._scaled_mm's row-wise kernel, which issues at the BF16 tensor rate (a declared structural
 // assumption, docs/precision.md "Row-wise FP8": recalled, with the corpus's evidence).
 enum class Fp8Recipe { Delayed, Current, Rowwise };

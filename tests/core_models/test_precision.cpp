@@ -105,6 +105,21 @@ TEST_CASE("quantize ops move the bytes of their format, SP gathers move FP8, gra
     const Op* qkv = test::op_named(plan, "L0.qkv");
     CHECK(qkv->bytes_written.base() == Approx(2.0 * T * qkv->n));  // a low-precision GEMM writes BF16
   }
+  // Row-wise FP8 (torchtitan under TP): the sequence-parallel gather moves BF16, and the cast runs
+  // on the gathered tensor (T tokens, not T / t), after the gather.
+  const auto rw = build_step_plan(m, llama_tp2(Precision::FP8, Fp8Recipe::Rowwise));
+  const Op* ag = test::op_named(rw, "L0.attn_enter");
+  const Op* q = test::op_named(rw, "L0.attn_in.quant");
+  REQUIRE((ag && q));
+  CHECK(ag->comm_bytes.base() == Approx(2.0 * T * h));
+  CHECK(q->elements == T * h);
+  const auto& fwd = rw.stages.front().forward;
+  auto position = [&](const std::string& label) {
+    for (size_t i = 0; i < fwd.size(); ++i)
+      if (rw.stages.front().graph[fwd[i]].label == label) return i;
+    return fwd.size();
+  };
+  CHECK(position("L0.attn_enter") < position("L0.attn_in.quant"));
 }
 
 TEST_CASE("the weight cast runs once per step over the stage's linear weights", "[precision]") {
