@@ -99,20 +99,21 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
       continue;
     }
     double predicted = 0;
-    std::string status;
-    if (!predict_case(c, FamilyParams{}, predicted, status)) {
+    std::string status, report;
+    StepOptions so;
+    so.trace = !trace.empty();
+    // The step behind the prediction (performance rows only): its report and trace, not a rerun.
+    const auto keep = [&](const Scenario& s, const StepResult& r) {
+      report = render(make_report(s, r), "text");
+      if (so.trace) write_file_atomically(trace, step_trace_json(s, r));
+    };
+    if (!predict_case(c, FamilyParams{}, predicted, status, so, keep)) {
       std::cout << "  " << status << "\n";
       continue;
     }
     std::cout << fmt::format("  predicted {:g} {} (error {:+.1f} %)\n", predicted, unit_of(c.quantity),
                              100.0 * signed_error(c, predicted));
-    if (!is_performance(c.quantity)) continue;  // the performance case of the row prints the report
-    Scenario s = make_scenario(c.workload, c.model, /*allow_oom=*/true);
-    StepOptions so;
-    so.trace = !trace.empty();
-    const StepResult r = execute_step(s, so);
-    std::cout << render(make_report(s, r), "text");
-    if (so.trace) write_file_atomically(trace, step_trace_json(s, r));
+    std::cout << report;
   }
   if (!found)
     throw UsageError(fmt::format("trnsim validation: --explain {}: {} has no data row {}", spec, dataset, row));

@@ -51,7 +51,8 @@ void progress(bool on, const std::string& msg) {
 
 }  // namespace
 
-bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status) {
+bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status,
+                  const StepOptions& step_options, const StepObserver& observe) {
   if (!c.has_workload) {
     status = "not expressible: " + c.not_expressible;
     return false;
@@ -95,7 +96,9 @@ bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predic
                            in_gib(s.hw.hbm_per_core()));
       return false;
     }
-    const double step = execute_step(s).step_time_s;
+    const StepResult r = execute_step(s, step_options);
+    if (observe) observe(s, r);
+    const double step = r.step_time_s;
     const auto& w = c.workload;
     if (c.quantity == Metric::IterationTime) predicted = step;
     else if (c.quantity == Metric::ClusterSeqPerS) predicted = static_cast<double>(w.global_batch) / step;
@@ -222,22 +225,71 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
       std::count_if(fit_tasks.begin(), fit_tasks.end(), [](const FitTask& t) { return !t.exclude.empty(); }));
   progress(opt.progress, fmt::format("fitting per-family hardware parameters: {} fits ({} with a dataset left out) on {} worker(s)",
                                      fit_tasks.size(), lodo_fits, std::max(1, opt.jobs)));
-  const auto fitted = fork_map(fit_tasks.size(), opt.jobs, [&](size_t i) {
-    nlohmann::json log = nlohmann::json::object();
-    const auto p = fit_family(cases, fit_tasks[i].family, fit_tasks[i].exclude, fit_tasks[i].exclude.empty() ? &log : nullptr);
-    return nlohmann::json{{"parameters", p}, {"log", log}}.dump();
-  });
+  // Pass 2 of the declared fit (fit_families): a family whose rows leave a host parameter to its
+  // prior refits with the prior centred on the pooled fit of the families whose rows pin it, under
+  // the same rows left out. Tasks carry the centres; the results come back as JSON.
+  auto run_fits = [&](const std::vector<FitTask>& tasks, const std::vector<std::map<std::string, double>>& centres) {
+    return fork_map(tasks.size(), opt.jobs, [&](size_t i) {
+      nlohmann::json log = nlohmann::json::object();
+      const auto f = fit_family(cases, tasks[i].family, tasks[i].exclude, tasks[i].exclude.empty() ? &log : nullptr,
+                                centres.empty() ? std::map<std::string, double>{} : centres[i]);
+      return nlohmann::json{{"parameters", f.params}, {"unpinned", f.unpinned}, {"log", log}}.dump();
+    });
+  };
   nlohmann::json fit_log = nlohmann::json::object();
+  std::map<std::pair<std::string, std::string>, FamilyFit> fits;  // (left-out dataset or "", family)
+  auto collect = [&](const std::vector<FitTask>& tasks, const std::vector<std::string>& out) {
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      const auto j = nlohmann::json::parse(out[i]);
+      fits[{tasks[i].exclude, tasks[i].family}] = {j["parameters"].get<std::map<std::string, double>>(),
+                                                   j["unpinned"].get<std::set<std::string>>()};
+      for (auto it = j["log"].begin(); it != j["log"].end(); ++it) fit_log[it.key()] = it.value();
+    }
+  };
+  collect(fit_tasks, run_fits(fit_tasks, {}));
+  {
+    // The fits one exclusion sees: its own refits where it has calibration rows, the full fit elsewhere.
+    std::set<std::string> families;
+    for (const auto& t : fit_tasks)
+      if (t.exclude.empty()) families.insert(t.family);
+    auto fits_under = [&](const std::string& e) {
+      std::map<std::string, FamilyFit> out;
+      for (const auto& f : families) {
+        const auto key = e.empty() || !calibrated_in[e].count(f) ? std::make_pair(std::string(), f) : std::make_pair(e, f);
+        if (fits.count(key) && !fits.at(key).params.empty()) out[f] = fits.at(key);
+      }
+      return out;
+    };
+    std::map<std::string, std::set<std::string>> row_families;  // dataset -> families of its rows
+    for (const auto& c : cases)
+      if (c.has_workload) row_families[c.dataset].insert(c.family);
+    const auto in_sample = fits_under("");
+    std::vector<FitTask> second;
+    std::vector<std::map<std::string, double>> centres;
+    for (const auto& f : families)
+      if (auto c = pooled_prior_centres(in_sample, f); !c.empty()) second.push_back({"", f, 0}), centres.push_back(c);
+    if (opt.leave_one_out)
+      for (const auto& [d, fams] : row_families) {
+        const auto under = fits_under(d);
+        for (const auto& f : fams) {
+          auto c = pooled_prior_centres(under, f);
+          // Refit where d has calibration rows of f, or where d's fits moved f's pooled centre.
+          if (!c.empty() && (calibrated_in[d].count(f) || c != pooled_prior_centres(in_sample, f)))
+            second.push_back({d, f, 0}), centres.push_back(c);
+        }
+      }
+    if (!second.empty()) {
+      progress(opt.progress, fmt::format("refitting {} fit(s) whose host prior the rows do not pin, with the pooled prior", second.size()));
+      collect(second, run_fits(second, centres));
+    }
+  }
   FamilyParams params;
   std::map<std::pair<std::string, std::string>, std::map<std::string, double>> lodo_fit;
-  for (size_t i = 0; i < fit_tasks.size(); ++i) {
-    const auto j = nlohmann::json::parse(fitted[i]);
-    const auto p = j["parameters"].get<std::map<std::string, double>>();
-    if (fit_tasks[i].exclude.empty()) {
-      if (!p.empty()) params[fit_tasks[i].family] = p;
-      for (auto it = j["log"].begin(); it != j["log"].end(); ++it) fit_log[it.key()] = it.value();
+  for (const auto& [key, f] : fits) {
+    if (key.first.empty()) {
+      if (!f.params.empty()) params[key.second] = f.params;
     } else {
-      lodo_fit[{fit_tasks[i].exclude, fit_tasks[i].family}] = p;
+      lodo_fit[key] = f.params;
     }
   }
   // Hardware files must carry the fitted values, or the seed reproduction and `trnsim run`
@@ -260,8 +312,9 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     for (const auto& d : ds) {
       FamilyParams& l = lodo[d];
       for (const auto& [family, p] : params) {
-        if (!calibrated_in[d].count(family)) l[family] = p;
-        else if (const auto& q = lodo_fit[{d, family}]; !q.empty()) l[family] = q;
+        const auto q = lodo_fit.find({d, family});
+        if (q == lodo_fit.end()) l[family] = p;
+        else if (!q->second.empty()) l[family] = q->second;
       }
       std::set<std::string> fams;
       for (const auto& c : cases)
@@ -346,7 +399,10 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
   v["sample_single"] = opt.sample_single;
   v["seed"] = opt.seed;
   v["rows"] = rows;
-  if (opt.leave_one_out) v["interval_coverage"] = interval_coverage(rows);
+  if (opt.leave_one_out) {
+    v["interval_coverage"] = interval_coverage(rows);
+    v["interval_coverage_by_dataset"] = interval_coverage_by_dataset(rows);
+  }
   v["ranking"] = ranking_quality(rows);
   return v;
 }

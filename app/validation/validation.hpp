@@ -3,11 +3,14 @@
 // parameters only); leave-one-dataset-out errors; the tables of results/validation.md.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "hw_spec.hpp"
+#include "step_executor.hpp"
 #include "validation_case.hpp"
 
 namespace trnsim {
@@ -37,9 +40,19 @@ std::vector<ValidationCase> load_corpus(const ValidationOptions& opt);
 // Fits every family that has calibration rows; families without keep their hw-file values.
 FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::string& exclude_dataset = "",
                           nlohmann::json* log = nullptr);
-// One family's fit (validation_fit.cpp); empty when it has no calibration rows outside `exclude`.
-std::map<std::string, double> fit_family(const std::vector<ValidationCase>& cases, const std::string& family,
-                                         const std::string& exclude, nlohmann::json* log = nullptr);
+// One family's fit (validation_fit.cpp): its parameters (empty when it has no calibration rows
+// outside `exclude`) and the prior-carrying parameters its rows do not pin (their information
+// about it is below the prior's). `prior_centres` moves a prior's centre (pooled_prior_centres).
+struct FamilyFit {
+  std::map<std::string, double> params;
+  std::set<std::string> unpinned;
+};
+FamilyFit fit_family(const std::vector<ValidationCase>& cases, const std::string& family, const std::string& exclude,
+                     nlohmann::json* log = nullptr, const std::map<std::string, double>& prior_centres = {});
+// For `family`'s unpinned parameters, the geometric mean of the same parameter over the other
+// families of one fit (same rows left out) whose rows pin it; a parameter no family pins is absent.
+std::map<std::string, double> pooled_prior_centres(const std::map<std::string, FamilyFit>& fits,
+                                                   const std::string& family);
 // Where a fitted parameter lives in HwSpec, its typical size, and the family's values applied to a spec.
 double* parameter_slot(HwSpec& hw, const std::string& name);
 double parameter_scale(const std::string& name);
@@ -47,8 +60,11 @@ void apply_family_params(HwSpec& hw, const std::string& family, const FamilyPara
 // Performance quantities as a throughput (bigger = faster), so that one sign convention holds.
 double as_throughput(Metric q, double v);
 // The prediction of one case under the given parameters. Returns false and sets `status`
-// ("refused: ...") when trnsim rejects a configuration that ran.
-bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status);
+// ("refused: ...") when trnsim rejects a configuration that ran. A performance case's simulated
+// step is handed to `observe` (`validation --explain` prints its report and trace from it).
+using StepObserver = std::function<void(const Scenario&, const StepResult&)>;
+bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status,
+                  const StepOptions& step_options = {}, const StepObserver& observe = {});
 // Signed error in the report's convention: performance rows (predicted/measured throughput - 1,
 // positive = trnsim too fast), memory rows (predicted/measured - 1, positive = too much).
 double signed_error(const ValidationCase& c, double predicted);

@@ -98,8 +98,8 @@ std::vector<std::string> family_hw_files(const std::string& family) {
 }
 
 // One family's fit on its calibration rows (dataset `exclude` left out); empty when none remain.
-std::map<std::string, double> fit_family(const std::vector<ValidationCase>& cases, const std::string& family,
-                                         const std::string& exclude, nlohmann::json* log) {
+FamilyFit fit_family(const std::vector<ValidationCase>& cases, const std::string& family, const std::string& exclude,
+                     nlohmann::json* log, const std::map<std::string, double>& prior_centres) {
   std::vector<const ValidationCase*> rows;
   for (const auto& c : cases)
     if (c.calibration && c.family == family && c.dataset != exclude) rows.push_back(&c);
@@ -120,6 +120,12 @@ std::map<std::string, double> fit_family(const std::vector<ValidationCase>& case
   }
   const auto files = family_hw_files(family);
   if (rows.empty() || files.empty()) return {};
+  // The centre of each parameter's prior: the documented estimate, or the pooled fit of the
+  // families whose rows pin it (fit_families).
+  const auto centre = [&](size_t k) {
+    const auto it = prior_centres.find(names[k]);
+    return it != prior_centres.end() ? it->second : param_def(names[k]).prior;
+  };
   // x holds value / scale of each parameter. A leave-one-dataset-out refit starts from two
   // documented points (every parameter low, every parameter high) and keeps the better optimum,
   // never from the hw file's values, which hold the last in-sample fit: it cannot inherit the
@@ -149,7 +155,7 @@ std::map<std::string, double> fit_family(const std::vector<ValidationCase>& case
       if (d.prior_factor <= 0) continue;
       const double floor = 0.1 * d.prior;  // the log stays finite at a zero bound
       r(static_cast<Eigen::Index>(rows.size() + k)) =
-          kTypicalRow * std::log((v(idx(k)) * d.scale + floor) / (d.prior + floor)) / std::log(d.prior_factor);
+          kTypicalRow * std::log((v(idx(k)) * d.scale + floor) / (centre(k) + floor)) / std::log(d.prior_factor);
     }
     for (size_t i = 0; i < rows.size(); ++i) {
       double pred = 0;
@@ -206,29 +212,83 @@ std::map<std::string, double> fit_family(const std::vector<ValidationCase>& case
     const Eigen::VectorXd x_high = descend(second_start, r_high, it_high);
     if (r_high.squaredNorm() < r.squaredNorm()) x = x_high, r = r_high, it = it_high;
   }
-  std::map<std::string, double> fitted;
+  FamilyFit out;
+  std::map<std::string, double>& fitted = out.params;
   for (size_t k = 0; k < names.size(); ++k)  // 4 significant decimals of the scaled value
     fitted[names[k]] = std::round(x(idx(k)) * 1e4) / 1e4 * param_def(names[k]).scale;
+  // Which priors decided their parameter: the rows' information about it (squared change of the
+  // row residuals per unit of the scaled parameter, by a 1 % finite difference) against the
+  // prior pseudo-row's at the optimum. Below it, the value is the prior's, not the data's.
+  for (size_t k = 0; k < names.size(); ++k) {
+    const ParamDef& d = param_def(names[k]);
+    if (d.prior_factor <= 0) continue;
+    const double floor = 0.1 * d.prior, value = x(idx(k)) * d.scale;
+    double h = 0.01 * (value + floor) / d.scale;
+    if (x(idx(k)) + h > hi(idx(k))) h = -h;
+    Eigen::VectorXd xp = x;
+    xp(idx(k)) += h;
+    const auto rows_n = idx(rows.size());
+    const double data_info = (residual(xp).head(rows_n) - r.head(rows_n)).squaredNorm() / (h * h);
+    const double prior_slope = kTypicalRow / std::log(d.prior_factor) * d.scale / (value + floor);
+    if (data_info < prior_slope * prior_slope) out.unpinned.insert(names[k]);
+  }
   if (log) {
     nlohmann::json rows_j = nlohmann::json::array();
     for (const auto* c : rows) rows_j.push_back(fmt::format("{} row {} ({})", c->dataset, c->row, c->label));
+    nlohmann::json priors = nlohmann::json::object();
+    for (size_t k = 0; k < names.size(); ++k)
+      if (param_def(names[k]).prior_factor > 0)
+        priors[names[k]] = {{"centre", centre(k)},
+                            {"pooled", prior_centres.count(names[k]) > 0},
+                            {"pinned_by_rows", out.unpinned.count(names[k]) == 0}};
     (*log)[family] = {{"parameters", fitted},
+                      {"priors", priors},
                       {"rows", rows_j},
                       {"iterations", it},
                       {"rms_log_residual", std::sqrt(r.head(idx(rows.size())).squaredNorm() / static_cast<double>(rows.size()))},
                       {"hw_files", files}};
   }
-  return fitted;
+  return out;
+}
+
+std::map<std::string, double> pooled_prior_centres(const std::map<std::string, FamilyFit>& fits,
+                                                   const std::string& family) {
+  std::map<std::string, double> out;
+  const auto own = fits.find(family);
+  if (own == fits.end()) return out;
+  for (const auto& name : own->second.unpinned) {
+    double log_sum = 0;
+    int n = 0;
+    for (const auto& [other, f] : fits) {
+      if (other == family || f.unpinned.count(name) || !f.params.count(name)) continue;
+      log_sum += std::log(f.params.at(name));
+      ++n;
+    }
+    if (n > 0) out[name] = std::exp(log_sum / n);
+  }
+  return out;
 }
 
 FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::string& exclude, nlohmann::json* log) {
   std::set<std::string> families;
   for (const auto& c : cases)
     if (c.calibration && c.dataset != exclude) families.insert(c.family);
+  // Pass 1: every family on its rows, each prior at its documented centre. Pass 2: a family whose
+  // rows do not pin a host parameter refits with that prior centred on the geometric mean of the
+  // families' fits whose rows do (RULES.md, session 23): the same eager-PyTorch issue path.
+  std::map<std::string, FamilyFit> fits;
+  nlohmann::json first_log = nlohmann::json::object();
+  for (const auto& family : families) fits[family] = fit_family(cases, family, exclude, log ? &first_log : nullptr);
+  std::map<std::string, FamilyFit> refits;
+  for (const auto& family : families)
+    if (const auto centres = pooled_prior_centres(fits, family); !centres.empty())
+      refits[family] = fit_family(cases, family, exclude, log ? &first_log : nullptr, centres);
+  if (log)
+    for (auto it = first_log.begin(); it != first_log.end(); ++it) (*log)[it.key()] = it.value();
   FamilyParams out;
   for (const auto& family : families) {
-    auto p = fit_family(cases, family, exclude, log);
-    if (!p.empty()) out[family] = std::move(p);
+    const auto& f = refits.count(family) ? refits.at(family) : fits.at(family);
+    if (!f.params.empty()) out[family] = f.params;
   }
   return out;
 }

@@ -29,7 +29,7 @@ TEST_CASE("quantile interpolates between order statistics", "[compare][interval]
   CHECK(quantile({7}, 0.9) == Approx(7));
 }
 
-TEST_CASE("intervals: a measured chip uses its family's residuals, an extrapolated chip the pooled ones", "[compare][interval]") {
+TEST_CASE("intervals: every dataset's offset and spread, and the basis names a measured chip's family", "[compare][interval]") {
   const IntervalModel m(kValidation);
   const Interval trn1 = m.for_hw(load_hw_spec(hw_path("trn1.32xlarge")));
   const Interval p5 = m.for_hw(load_hw_spec(hw_path("p5.48xlarge")));
@@ -39,7 +39,9 @@ TEST_CASE("intervals: a measured chip uses its family's residuals, an extrapolat
   CHECK_FALSE(p5.extrapolated);  // the same H100 silicon as the DGX H100 rows
   CHECK(p5.basis.find("h100") != std::string::npos);
   CHECK(trn2.extrapolated);      // no Trainium2 measurement exists
-  CHECK(trn2.rows > trn1.rows);
+  CHECK(trn2.rows == trn1.rows);  // one pooled rule (session 23): the chip changes the label, not the residuals
+  CHECK(trn2.e_lo == trn1.e_lo);
+  CHECK(trn2.e_hi == trn1.e_hi);
   for (const Interval* iv : {&trn1, &p5, &trn2}) {
     CHECK(iv->e_lo <= iv->e_hi);
     // The interval of a throughput P: [P / (1 + e95), P / (1 + e5)]; of a time t: [t (1 + e5), t (1 + e95)].
@@ -60,14 +62,21 @@ TEST_CASE("interval coverage: each row against the interval built with its whole
   rows.push_back({{"family", "A"}, {"dataset", "d1"}, {"quantity", "activation_memory"}, {"status", "predicted"},
                   {"error_lodo_pct", 90.0}});  // memory rows do not count
   const auto c = interval_coverage(rows);
-  // d1 held out: offsets {0.25 (d2), 0.0 (d3)} + A's spread {-0.05, 0.05} -> [-0.035, 0.285]: both d1 rows inside.
-  // d2 held out: offsets {0.05, 0.0} + {-0.05, 0.05} -> [-0.0425, 0.0925]: both d2 rows outside.
+  // Every remaining dataset's offset plus every remaining dataset's centred residuals:
+  // d1 held out: offsets {0.25 (d2), 0.0 (d3)} + spread {-0.05, 0.05, -0.1, 0.1} -> [-0.0825, 0.3325]: both d1 rows inside.
+  // d2 held out: offsets {0.05, 0.0} + {-0.05, 0.05, -0.1, 0.1} -> [-0.0825, 0.1325]: both d2 rows (0.2, 0.3) outside.
   CHECK(c["A"]["rows"] == 4);
   CHECK(c["A"]["covered"] == 2);
-  // d3 held out: B has no other dataset, so every family's spread: offsets {0.05, 0.25} -> [0, 0.3]: 0.1 inside.
+  // d3 held out: offsets {0.05, 0.25} + {-0.05, 0.05, -0.05, 0.05} -> [0, 0.3]: 0.1 inside, -0.1 outside.
   CHECK(c["B"]["covered"] == 1);
   CHECK(c["all"]["rows"] == 6);
   CHECK(c["all"]["coverage_pct"].get<double>() == Approx(50.0));
+  const auto d = interval_coverage_by_dataset(rows);
+  CHECK(d["d1"]["covered"] == 2);
+  CHECK(d["d2"]["covered"] == 0);
+  CHECK(d["d3"]["rows"] == 2);
+  CHECK(d["d3"]["covered"] == 1);
+  CHECK(d["all"] == c["all"]);
   // One dataset alone: nothing to build a held-out interval from, so no row is counted.
   nlohmann::json one = nlohmann::json::array();
   one.push_back(rows[0]);

@@ -363,8 +363,12 @@ TEST_CASE("the host prior decides only where the rows do not: unpinned dispatch 
     }
   REQUIRE(big.size() == 2);
   const auto unpinned = fit_family(big, "a100", "", nullptr);
-  INFO("dispatch " << unpinned.at("host.dispatch_s") * 1e6 << " us, efficiency " << unpinned.at("tensor.efficiency"));
-  CHECK(unpinned.at("host.dispatch_s") == Approx(10e-6).epsilon(0.25));  // the documented prior
+  INFO("dispatch " << unpinned.params.at("host.dispatch_s") * 1e6 << " us, efficiency " << unpinned.params.at("tensor.efficiency"));
+  CHECK(unpinned.params.at("host.dispatch_s") == Approx(10e-6).epsilon(0.25));  // the documented prior
+  CHECK(unpinned.unpinned == std::set<std::string>{"host.dispatch_s"});
+  // Centred elsewhere (a pooled prior), the unpinned value follows the centre.
+  const auto moved = fit_family(big, "a100", "", nullptr, {{"host.dispatch_s", 40e-6}});
+  CHECK(moved.params.at("host.dispatch_s") == Approx(40e-6).epsilon(0.25));
   // vTrain's 2-GPU rows of small models are host-bound: they pin it far from the prior.
   auto s = load_dataset("vtrain_single", kCsv);
   std::vector<ValidationCase> small;
@@ -375,6 +379,22 @@ TEST_CASE("the host prior decides only where the rows do not: unpinned dispatch 
     }
   REQUIRE(small.size() == 3);
   const auto pinned = fit_family(small, "a100", "", nullptr);
-  INFO("dispatch " << pinned.at("host.dispatch_s") * 1e6 << " us");
-  CHECK(pinned.at("host.dispatch_s") > 30e-6);
+  INFO("dispatch " << pinned.params.at("host.dispatch_s") * 1e6 << " us");
+  CHECK(pinned.params.at("host.dispatch_s") > 30e-6);
+  CHECK(pinned.unpinned.empty());
+}
+
+TEST_CASE("pooled host prior: the geometric mean of the families whose rows pin the parameter", "[validation][calibration]") {
+  std::map<std::string, FamilyFit> fits;
+  fits["a100"] = {{{"host.dispatch_s", 60e-6}, {"tensor.efficiency", 0.86}}, {}};
+  fits["h100"] = {{{"host.dispatch_s", 15e-6}}, {}};
+  fits["h100_500w"] = {{{"host.dispatch_s", 10e-6}}, {"host.dispatch_s"}};
+  fits["blackwell"] = {{{"host.dispatch_s", 10e-6}}, {"host.dispatch_s"}};
+  fits["trainium"] = {{{"host.trace_s", 130e-6}}, {}};
+  const auto c = pooled_prior_centres(fits, "h100_500w");
+  REQUIRE(c.size() == 1);
+  CHECK(c.at("host.dispatch_s") == Approx(30e-6));  // sqrt(60 x 15); unpinned blackwell is not pooled
+  CHECK(pooled_prior_centres(fits, "a100").empty());  // pinned: keeps its documented prior
+  fits["trainium"].unpinned = {"host.trace_s"};
+  CHECK(pooled_prior_centres(fits, "trainium").empty());  // no other family pins a trace cost
 }
