@@ -498,6 +498,15 @@ std::vector<FwdOp> embedding_forward(const ShardContext& c) {
   return e.out;
 }
 
+namespace {
+// Softmax + NLL over rows of `row` logits (FP32 math), marked as the loss for the memory model.
+Op loss_op(int64_t elements, int64_t row) {
+  Op o = ops::vector_op(OpKind::CrossEntropy, "cross_entropy", elements, row, 1, 3, true, 5, DType::FP32);
+  o.loss = true;
+  return o;
+}
+}  // namespace
+
 std::vector<FwdOp> head_forward(const ShardContext& c) {
   Emitter e{c, "head.", {}, -1};
   const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
@@ -522,10 +531,10 @@ std::vector<FwdOp> head_forward(const ShardContext& c) {
     e.out.push_back({ops::collective(OpKind::AllGather, "head.logits_gather", Group::TP, static_cast<int>(c.w.tp),
                                      Bytes(static_cast<double>(T * c.m.vocab) * dtype_bytes(c.dt))),
                      Role::TpGather, false});
-    e.compute(ops::vector_op(OpKind::CrossEntropy, "cross_entropy", T * c.m.vocab, c.m.vocab, 1, 3, true, 5, DType::FP32));
+    e.compute(loss_op(T * c.m.vocab, c.m.vocab));
     return e.out;
   }
-  e.compute(ops::vector_op(OpKind::CrossEntropy, "cross_entropy", T * v, v, 1, 3, true, 5, DType::FP32));
+  e.compute(loss_op(T * v, v));
   if (c.w.tp > 1) {  // vocab-parallel loss: max, target logit, sum-exp, each a small all-reduce
     for (const char* n : {"ce_max", "ce_target", "ce_sum"})
       e.out.push_back({ops::collective(OpKind::AllReduce, std::string("head.") + n, Group::TP,

@@ -194,9 +194,8 @@ std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan) {
           in.linear_parameters += static_cast<double>(op.k * op.n);
         if (op.phase == Phase::Optimizer || op.is_collective() || op.onchip_out) continue;
         // The loss's outputs are kept apart: how big they are depends on how the loss runs
-        // (Workload::loss_kernel). The label is read only for an op bigger than one of the two.
-        if (op.bytes_written <= std::min(in.largest_output, in.largest_loss_output)) continue;
-        Bytes& largest = op.label.find("cross_entropy") != std::string::npos ? in.largest_loss_output : in.largest_output;
+        // (Workload::loss_kernel).
+        Bytes& largest = op.loss ? in.largest_loss_output : in.largest_output;
         largest = std::max(largest, op.bytes_written);
       }
     }

@@ -189,6 +189,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
       Op b = ops::vector_op(OpKind::Elementwise, o.label + ".bwd", o.elements, o.row, 2, o.kind == OpKind::Softmax ? 3 : 2,
                             false, 3, o.dtype);
       b.launches = o.launches;  // autograd runs one backward kernel per forward kernel
+      b.loss = o.loss;
       b.onchip_in = o.onchip_in;
       b.onchip_out = o.onchip_out;
       out.push_back(std::move(b));

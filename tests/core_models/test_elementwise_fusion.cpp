@@ -2,6 +2,7 @@
 // torch.compile vs hand-fused kernels). Eager PyTorch runs RMSNorm, rotary and SwiGLU as one
 // kernel per ATen op, each through HBM: the kernels and their bytes against ATen's composite
 // definitions, the profile defaults, and a step that cannot beat the extra bytes at HBM speed.
+#include <boost/range/iterator_range.hpp>
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
@@ -129,6 +130,16 @@ TEST_CASE("a compiled loss keeps the BF16 logits and writes no FP32 copy of them
   // compiled one's is the larger of the BF16 gradient and every other op's output.
   const auto inputs = rank_memory_inputs(plan).back();
   CHECK(inputs.largest_loss_output.base() == Approx(4.0 * logits));
+  // The loss is found by its mark, not its label: the cross-entropy and its backward only.
+  int marked = 0;
+  for (const auto& st : plan.stages)
+    for (auto v : boost::make_iterator_range(boost::vertices(st.graph))) {
+      const Op& op = st.graph[v];
+      if (!op.loss) continue;
+      ++marked;
+      CHECK(op.label.find("cross_entropy") != std::string::npos);
+    }
+  CHECK(marked == 2);
   CHECK(mc.temporary.base() == Approx(std::max(inputs.largest_output.base(), 2.0 * logits) +
                                       (mf.temporary.base() - std::max(inputs.largest_output, inputs.largest_loss_output).base())));
   CHECK(me.temporary.base() - mf.temporary.base() == Approx(4.0 * logits));  // the eager FP32 upcast

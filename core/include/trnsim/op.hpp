@@ -116,6 +116,9 @@ struct Op {
   // A weight-gradient GEMM: no later op of the micro-batch's backward consumes its result
   // (only the DP reduction and the optimizer do), so the schedule does not wait for it.
   bool weight_grad = false;
+  // The loss (cross-entropy) and its backward: the memory model sizes their buffers by how the
+  // loss runs (Workload::loss_kernel), apart from every other op's. Not in shape_key (no timing).
+  bool loss = false;
   // Kernel launches the host issues for this op in eager execution, each costing the host's
   // dispatch time: 1 for one kernel; more for an op the framework runs as a loop of kernels (a
   // grouped GEMM issued as one GEMM per local expert, a router's softmax / top-k / auxiliary-loss
