@@ -55,6 +55,27 @@ TEST_CASE("shipped hw, model and workload files validate", "[config]") {
       }
 }
 
+TEST_CASE("HBM capacity is the datasheet's figure in GiB, never its decimal conversion", "[config]") {
+  // HBM stacks are binary (16, 24, 36 GiB): an H100 "80 GB" reports ~79.6 GiB, and torchtitan's
+  // Blackwell rows put a "186 GB" GB200 at 184.3 GiB. A file whose source names "N GB" of HBM
+  // must carry N GiB (session 23: the Blackwell, H200 and 96 GB H100 files had N x 1e9 / 2^30).
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(TRNSIM_SOURCE_DIR) + "/hw")) {
+    if (e.path().extension() != ".json") continue;
+    const nlohmann::json j = load_json_file(e.path().string());
+    if (!j.contains("hbm") || !j["hbm"].contains("source")) continue;
+    const std::string src = j["hbm"]["source"];
+    const auto gb = src.find(" GB HBM");
+    if (gb == std::string::npos) continue;
+    size_t start = gb;
+    while (start > 0 && (std::isdigit(static_cast<unsigned char>(src[start - 1])) || src[start - 1] == '.')) --start;
+    INFO(e.path() << ": " << src.substr(start, gb - start + 7));
+    CHECK(j["hbm"]["capacity_GiB_per_chip"].get<double>() == Approx(std::stod(src.substr(start, gb - start))));
+    ++checked;
+  }
+  CHECK(checked >= 10);  // the A100, H100, H200 and Blackwell files
+}
+
 TEST_CASE("parameter counts match the published model sizes", "[config]") {
   // Public figures: exact counts from the released checkpoints where they exist.
   struct Case {
