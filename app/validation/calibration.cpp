@@ -45,14 +45,26 @@ std::string calibration_markdown(const nlohmann::json& c) {
       "- `host.trace_s` (Trainium): the host time to trace one op of a micro-step's graph in torch-xla's lazy-tensor\n"
       "  mode; the device runs a graph while the host traces the next, so a micro-step never takes less than its\n"
       "  ops x trace_s. It binds only small, fast micro-steps (HF BERT-Large: the same ~130 ms per micro-step\n"
-      "  measured in FP32 at micro-batch 1 and in BF16 at micro-batch 2, 4x apart in device work).\n\n"
+      "  measured in FP32 at micro-batch 1 and in BF16 at micro-batch 2, 4x apart in device work).\n"
+      "- The host parameters carry a weak prior (RULES.md, sessions 19 and 23): each value says whether the\n"
+      "  calibration rows pinned it (their information about it exceeds the prior's) and where its prior was\n"
+      "  centred: the documented estimate, or, where the rows do not pin it, the geometric mean of the families\n"
+      "  whose rows do (pooled). A value the rows do not pin is the prior's, not a measurement.\n\n"
       "| hardware family | fitted values | calibration rows | RMS log residual | Gauss-Newton iterations | applied to |\n"
       "|---|---|---|---|---|---|\n";
   for (auto it = c.begin(); it != c.end(); ++it) {
     const auto& f = it.value();
     std::string vals, rows, files;
-    for (auto p = f["parameters"].begin(); p != f["parameters"].end(); ++p)
+    for (auto p = f["parameters"].begin(); p != f["parameters"].end(); ++p) {
       vals += fmt::format("{}{} = {:.4g}", vals.empty() ? "" : "<br>", p.key(), p.value().get<double>());
+      // A parameter with a prior: whether the rows pinned it, and where the prior was centred
+      // (the documented estimate, or pooled from the families whose rows pin it).
+      if (f.contains("priors") && f["priors"].contains(p.key())) {
+        const auto& pr = f["priors"][p.key()];
+        vals += fmt::format(" ({}; prior {:.3g}{})", pr["pinned_by_rows"].get<bool>() ? "pinned by the rows" : "not pinned by the rows",
+                            pr["centre"].get<double>(), pr["pooled"].get<bool>() ? ", pooled" : ", documented");
+      }
+    }
     for (const auto& r : f["rows"]) rows += (rows.empty() ? "" : "<br>") + r.get<std::string>();
     for (const auto& h : f["hw_files"]) files += (files.empty() ? "" : ", ") + ("hw/" + h.get<std::string>() + ".json");
     o += fmt::format("| {} | {} | {} | {:.3f} | {} | {} |\n", it.key(), vals, rows, f["rms_log_residual"].get<double>(),
