@@ -66,9 +66,34 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
   return bad ? 1 : 0;
 }
 
+// `--workload FILE` with --explain: the row's workload as a file `trnsim run` takes, so a user can
+// change one field and rerun it. Only when the row's model is a shipped model file unchanged (an
+// adapter may build or edit the model); the file is reloaded and simulated, and must reproduce the
+// row's step time, or nothing is kept.
+void write_row_workload(const ValidationCase& c, double step_s, const std::string& file) {
+  const std::string mp = model_path(c.workload.model);
+  bool shipped = std::filesystem::exists(mp);
+  if (shipped) {
+    const ModelSpec file_model = load_model_spec(mp);
+    shipped = file_model.total_parameters() == c.model.total_parameters() && file_model.layers == c.model.layers;
+  }
+  if (!shipped)
+    throw ConfigError(fmt::format("--workload {}: the row's model '{}' is built by the dataset adapter, not models/{}.json; "
+                                  "no workload file can reproduce it (omit --workload)", file, c.workload.model, c.workload.model));
+  write_file_atomically(file, workload_to_json(c.workload) + "\n");
+  const double again = execute_step(load_scenario(file, /*allow_oom=*/true)).step_time_s;
+  if (std::abs(again / step_s - 1) > 1e-9) {
+    std::filesystem::remove(file);
+    throw ConfigError(fmt::format("--workload {}: the written workload gives a {:.6g} s step, not the row's {:.6g} s "
+                                  "(a field the file format cannot carry); nothing written", file, again, step_s));
+  }
+  std::cout << fmt::format("  workload written to {} (trnsim run {} reproduces this step)\n", file, file);
+}
+
 // `--explain DATASET:ROW`: the row as trnsim maps it (workload, measured value) and the full step
 // report of its prediction under the hw files' fitted parameters, to read why a row is off.
-int explain_row(const ValidationOptions& base, const std::string& spec, const std::string& trace) {
+int explain_row(const ValidationOptions& base, const std::string& spec, const std::string& trace,
+                const std::string& workload_file) {
   const auto colon = spec.find(':');
   const std::string dataset = spec.substr(0, colon);
   int row = 0;
@@ -100,11 +125,13 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
     }
     double predicted = 0;
     std::string status, report;
+    double step_s = 0;
     StepOptions so;
     so.trace = !trace.empty();
     // The step behind the prediction (performance rows only): its report and trace, not a rerun.
     const auto keep = [&](const Scenario& s, const StepResult& r) {
       report = render(make_report(s, r), "text");
+      step_s = r.step_time_s;
       if (so.trace) write_file_atomically(trace, step_trace_json(s, r));
     };
     if (!predict_case(c, FamilyParams{}, predicted, status, so, keep)) {
@@ -114,6 +141,7 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
     std::cout << fmt::format("  predicted {:g} {} (error {:+.1f} %)\n", predicted, unit_of(c.quantity),
                              100.0 * signed_error(c, predicted));
     std::cout << report;
+    if (!workload_file.empty() && step_s > 0) write_row_workload(c, step_s, workload_file);
   }
   if (!found)
     throw UsageError(fmt::format("trnsim validation: --explain {}: {} has no data row {}", spec, dataset, row));
@@ -136,8 +164,9 @@ Args validation_args() {
       .option("check", "", "thresholds JSON: exit 1 if a dataset's mean abs error exceeds its recorded limit")
       .option("data-dir", "", "directory holding hw/ and models/")
       .option("jobs", std::to_string(online_cpus()), "worker processes for the fits and predictions (default: every online CPU)")
-      .option("explain", "", "DATASET:ROW: print how trnsim maps that row and the step report of its prediction (hw files' fitted parameters); nothing is written")
+      .option("explain", "", "DATASET:ROW: print how trnsim maps that row and the step report of its prediction (hw files' fitted parameters); writes nothing but --trace / --workload")
       .option("trace", "", "with --explain: write the row's Chrome/Perfetto trace-event JSON to FILE")
+      .option("workload", "", "with --explain: write the row's workload JSON to FILE for `trnsim run` (rows whose model is a shipped model file; checked to reproduce the step)")
       .flag("no-leave-out", "skip the leave-one-dataset-out refits")
       .flag("quiet", "no progress lines on stderr");
   return a;
@@ -162,7 +191,9 @@ int cmd_validation(const ArgList& argv) {
   if (!a.parse(argv)) return 0;
   const ValidationOptions opt = validation_options(a);
   if (a.has("trace") && !a.has("explain")) throw UsageError("trnsim validation: --trace needs --explain DATASET:ROW");
-  if (a.has("explain")) return explain_row(opt, a.get("explain"), a.has("trace") ? a.get("trace") : "");
+  if (a.has("workload") && !a.has("explain")) throw UsageError("trnsim validation: --workload needs --explain DATASET:ROW");
+  if (a.has("explain"))
+    return explain_row(opt, a.get("explain"), a.has("trace") ? a.get("trace") : "", a.has("workload") ? a.get("workload") : "");
   std::error_code ec;
   const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
   std::filesystem::create_directories(out, ec);

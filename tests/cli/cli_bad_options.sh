@@ -70,4 +70,5 @@ check "--explain seed:0: expected DATASET:ROW" validation --explain seed:0
 check "--explain nemo:3: unknown dataset 'nemo'" validation --explain nemo:3
 check "--explain seed:999: seed has no data row 999" validation --explain seed:999
 check "--trace needs --explain DATASET:ROW" validation --trace /tmp/never-written.json
+check "--workload needs --explain DATASET:ROW" validation --workload /tmp/never-written.json
 exit $fail

@@ -59,4 +59,12 @@ sys.exit(0 if abs(float(sys.argv[1]) / row["predicted"] - 1) < 1e-4 else 1)
 PY
 python3 -c "import json,sys; json.load(open(sys.argv[1]))['traceEvents']" "$tmp/row.json" || { echo "FAIL: --explain --trace wrote no trace"; fail=1; }
 expect 0 "step time" "$t" validation --explain seed:3
+# --workload: the row's workload as a file that `trnsim run` reproduces; a row whose model the
+# dataset adapter builds (no models/ file) is refused by name and nothing is written.
+"$t" validation --explain seed:3 --workload "$tmp/row_w.json" >/dev/null || { echo "FAIL: --explain --workload"; fail=1; }
+step_row=$("$t" validation --explain seed:3 | sed -n 's/^step time  *\([0-9.]*\) s.*/\1/p')
+step_run=$("$t" run "$tmp/row_w.json" | sed -n 's/^step time  *\([0-9.]*\) s.*/\1/p')
+{ [ -n "$step_row" ] && [ "$step_row" = "$step_run" ]; } || { echo "FAIL: trnsim run of the --workload file: '$step_run' s, the row: '$step_row' s"; fail=1; }
+expect 1 "built by the dataset adapter" "$t" validation --explain vtrain_single:3 --workload "$tmp/never.json"
+[ ! -e "$tmp/never.json" ] || { echo "FAIL: --workload wrote a file for a row it refused"; fail=1; }
 exit $fail
