@@ -237,7 +237,7 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     });
   };
   nlohmann::json fit_log = nlohmann::json::object();
-  std::map<std::pair<std::string, std::string>, FamilyFit> fits;  // (left-out dataset or "", family)
+  std::map<FitKey, FamilyFit> fits;  // (left-out dataset or "", family)
   auto collect = [&](const std::vector<FitTask>& tasks, const std::vector<std::string>& out) {
     for (size_t i = 0; i < tasks.size(); ++i) {
       const auto j = nlohmann::json::parse(out[i]);
@@ -248,36 +248,15 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
   };
   collect(fit_tasks, run_fits(fit_tasks, {}));
   {
-    // The fits one exclusion sees: its own refits where it has calibration rows, the full fit elsewhere.
-    std::set<std::string> families;
-    for (const auto& t : fit_tasks)
-      if (t.exclude.empty()) families.insert(t.family);
-    auto fits_under = [&](const std::string& e) {
-      std::map<std::string, FamilyFit> out;
-      for (const auto& f : families) {
-        const auto key = e.empty() || !calibrated_in[e].count(f) ? std::make_pair(std::string(), f) : std::make_pair(e, f);
-        if (fits.count(key) && !fits.at(key).params.empty()) out[f] = fits.at(key);
-      }
-      return out;
-    };
     std::map<std::string, std::set<std::string>> row_families;  // dataset -> families of its rows
     for (const auto& c : cases)
       if (c.has_workload) row_families[c.dataset].insert(c.family);
-    const auto in_sample = fits_under("");
     std::vector<FitTask> second;
     std::vector<std::map<std::string, double>> centres;
-    for (const auto& f : families)
-      if (auto c = pooled_prior_centres(in_sample, f); !c.empty()) second.push_back({"", f, 0}), centres.push_back(c);
-    if (opt.leave_one_out)
-      for (const auto& [d, fams] : row_families) {
-        const auto under = fits_under(d);
-        for (const auto& f : fams) {
-          auto c = pooled_prior_centres(under, f);
-          // Refit where d has calibration rows of f, or where d's fits moved f's pooled centre.
-          if (!c.empty() && (calibrated_in[d].count(f) || c != pooled_prior_centres(in_sample, f)))
-            second.push_back({d, f, 0}), centres.push_back(c);
-        }
-      }
+    for (auto& r : pooled_refits(fits, calibrated_in, row_families, opt.leave_one_out)) {
+      second.push_back({r.exclude, r.family, 0});
+      centres.push_back(std::move(r.centres));
+    }
     if (!second.empty()) {
       progress(opt.progress, fmt::format("refitting {} fit(s) whose host prior the rows do not pin, with the pooled prior", second.size()));
       collect(second, run_fits(second, centres));

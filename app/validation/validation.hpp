@@ -53,6 +53,21 @@ FamilyFit fit_family(const std::vector<ValidationCase>& cases, const std::string
 // families of one fit (same rows left out) whose rows pin it; a parameter no family pins is absent.
 std::map<std::string, double> pooled_prior_centres(const std::map<std::string, FamilyFit>& fits,
                                                    const std::string& family);
+// Pass 2 of the declared fit: the fits to redo with a pooled prior. `fits`: pass 1, keyed by
+// (left-out dataset, or "" for in-sample; family). `calibrated_in`: dataset -> families it has
+// calibration rows of. `row_families`: dataset -> families of its rows (whose left-out predictions
+// use that family's fit; ignored without `leave_one_out`). An exclusion sees its own refit of a
+// family it calibrates and the in-sample fit of every other. A refit is due in-sample for every
+// unpinned family other families pin, and left out where the dataset calibrates the family or its
+// fits move the family's pooled centre.
+struct PooledRefit {
+  std::string exclude, family;
+  std::map<std::string, double> centres;
+};
+using FitKey = std::pair<std::string, std::string>;
+std::vector<PooledRefit> pooled_refits(const std::map<FitKey, FamilyFit>& fits,
+                                       const std::map<std::string, std::set<std::string>>& calibrated_in,
+                                       const std::map<std::string, std::set<std::string>>& row_families, bool leave_one_out);
 // Where a fitted parameter lives in HwSpec, its typical size, and the family's values applied to a spec.
 double* parameter_slot(HwSpec& hw, const std::string& name);
 double parameter_scale(const std::string& name);

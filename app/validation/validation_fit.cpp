@@ -269,6 +269,40 @@ std::map<std::string, double> pooled_prior_centres(const std::map<std::string, F
   return out;
 }
 
+std::vector<PooledRefit> pooled_refits(const std::map<FitKey, FamilyFit>& fits,
+                                       const std::map<std::string, std::set<std::string>>& calibrated_in,
+                                       const std::map<std::string, std::set<std::string>>& row_families, bool leave_one_out) {
+  std::set<std::string> families;
+  for (const auto& [key, f] : fits)
+    if (key.first.empty()) families.insert(key.second);
+  const auto calibrates = [&](const std::string& d, const std::string& f) {
+    const auto it = calibrated_in.find(d);
+    return it != calibrated_in.end() && it->second.count(f) > 0;
+  };
+  const auto fits_under = [&](const std::string& e) {
+    std::map<std::string, FamilyFit> out;
+    for (const auto& f : families) {
+      const FitKey key = e.empty() || !calibrates(e, f) ? FitKey{"", f} : FitKey{e, f};
+      const auto it = fits.find(key);
+      if (it != fits.end() && !it->second.params.empty()) out[f] = it->second;
+    }
+    return out;
+  };
+  std::vector<PooledRefit> out;
+  const auto in_sample = fits_under("");
+  for (const auto& f : families)
+    if (auto c = pooled_prior_centres(in_sample, f); !c.empty()) out.push_back({"", f, std::move(c)});
+  if (!leave_one_out) return out;
+  for (const auto& [d, fams] : row_families) {
+    const auto under = fits_under(d);
+    for (const auto& f : fams) {
+      auto c = pooled_prior_centres(under, f);
+      if (!c.empty() && (calibrates(d, f) || c != pooled_prior_centres(in_sample, f))) out.push_back({d, f, std::move(c)});
+    }
+  }
+  return out;
+}
+
 FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::string& exclude, nlohmann::json* log) {
   std::set<std::string> families;
   for (const auto& c : cases)
@@ -276,20 +310,14 @@ FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::s
   // Pass 1: every family on its rows, each prior at its documented centre. Pass 2: a family whose
   // rows do not pin a host parameter refits with that prior centred on the geometric mean of the
   // families' fits whose rows do (RULES.md, session 23): the same eager-PyTorch issue path.
-  std::map<std::string, FamilyFit> fits;
-  nlohmann::json first_log = nlohmann::json::object();
-  for (const auto& family : families) fits[family] = fit_family(cases, family, exclude, log ? &first_log : nullptr);
-  std::map<std::string, FamilyFit> refits;
-  for (const auto& family : families)
-    if (const auto centres = pooled_prior_centres(fits, family); !centres.empty())
-      refits[family] = fit_family(cases, family, exclude, log ? &first_log : nullptr, centres);
-  if (log)
-    for (auto it = first_log.begin(); it != first_log.end(); ++it) (*log)[it.key()] = it.value();
+  // (One exclusion at a time here: its fits are keyed as in-sample ones for pooled_refits.)
+  std::map<FitKey, FamilyFit> fits;
+  for (const auto& family : families) fits[{"", family}] = fit_family(cases, family, exclude, log);
+  for (const auto& r : pooled_refits(fits, {}, {}, false))
+    fits[{"", r.family}] = fit_family(cases, r.family, exclude, log, r.centres);
   FamilyParams out;
-  for (const auto& family : families) {
-    const auto& f = refits.count(family) ? refits.at(family) : fits.at(family);
-    if (!f.params.empty()) out[family] = f.params;
-  }
+  for (const auto& [key, f] : fits)
+    if (!f.params.empty()) out[key.second] = f.params;
   return out;
 }
 

@@ -384,6 +384,39 @@ TEST_CASE("the host prior decides only where the rows do not: unpinned dispatch 
   CHECK(pinned.unpinned.empty());
 }
 
+TEST_CASE("pooled refits: which fits redo with a pooled prior, in-sample and with a dataset left out", "[validation][calibration]") {
+  const auto fit = [](double us, bool pinned) {
+    return FamilyFit{{{"host.dispatch_s", us * 1e-6}}, pinned ? std::set<std::string>{} : std::set<std::string>{"host.dispatch_s"}};
+  };
+  std::map<FitKey, FamilyFit> fits;
+  fits[{"", "a100"}] = fit(60, true);
+  fits[{"", "h100"}] = fit(15, true);
+  fits[{"", "h100_500w"}] = fit(10, false);
+  fits[{"vtrain_single", "a100"}] = fit(10, false);  // the dataset that alone pinned a100's host
+  fits[{"nemo_moe", "h100"}] = fit(10, false);
+  fits[{"x", "h100"}] = fit(10, false);
+  fits[{"torchtitan", "h100_500w"}] = FamilyFit{};  // no calibration row left: no fit
+  const std::map<std::string, std::set<std::string>> calibrated_in = {
+      {"vtrain_single", {"a100"}}, {"nemo_moe", {"h100"}}, {"x", {"h100"}}, {"torchtitan", {"h100_500w"}}};
+  const std::map<std::string, std::set<std::string>> rows = {{"vtrain_single", {"a100"}},
+                                                             {"nemo_moe", {"h100"}},
+                                                             {"x", {"h100", "h100_500w"}},
+                                                             {"torchtitan", {"h100_500w", "a100"}}};
+  std::map<FitKey, double> got;
+  for (const auto& r : pooled_refits(fits, calibrated_in, rows, true)) got[{r.exclude, r.family}] = r.centres.at("host.dispatch_s") * 1e6;
+  CHECK(got.size() == 5);
+  CHECK(got[{"", "h100_500w"}] == Approx(30));             // in-sample: sqrt(60 x 15)
+  CHECK(got[{"vtrain_single", "a100"}] == Approx(15));     // h100 alone still pins it
+  CHECK(got[{"nemo_moe", "h100"}] == Approx(60));          // a100 alone
+  CHECK(got[{"x", "h100"}] == Approx(60));
+  CHECK(got[{"x", "h100_500w"}] == Approx(60));            // not calibrated by x, but x moved its pool
+  CHECK(got.count({"torchtitan", "h100_500w"}) == 0);      // nothing left to refit
+  // In-sample only: the one in-sample refit.
+  const auto in_sample = pooled_refits(fits, calibrated_in, rows, false);
+  REQUIRE(in_sample.size() == 1);
+  CHECK(in_sample[0].family == "h100_500w");
+}
+
 TEST_CASE("pooled host prior: the geometric mean of the families whose rows pin the parameter", "[validation][calibration]") {
   std::map<std::string, FamilyFit> fits;
   fits["a100"] = {{{"host.dispatch_s", 60e-6}, {"tensor.efficiency", 0.86}}, {}};
