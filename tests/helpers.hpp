@@ -39,6 +39,20 @@ inline Workload moe_workload(const std::string& model, const std::string& hw, in
   return w;
 }
 
+// A torchtitan Llama 3.1 8B workload file's JSON on H100s (micro-batch 1, 8,192 tokens, mixed BF16,
+// full recompute) with no stack-profile field of its own, for tests of what the profile fills in.
+inline nlohmann::json torchtitan_llama8b_json(int64_t nodes, int64_t tp, int64_t dp, int64_t global_batch) {
+  return {{"name", "t"},
+          {"model", "llama3.1-8b"},
+          {"hw", "dgx-h100"},
+          {"nodes", nodes},
+          {"stack", "torchtitan"},
+          {"parallel", {{"tp", tp}, {"pp", 1}, {"dp", dp}}},
+          {"batch", {{"micro_batch", 1}, {"global_batch", global_batch}, {"seq_len", 8192}}},
+          {"precision", "mixed-bf16"},
+          {"checkpointing", "full"}};
+}
+
 // The op of a step plan with this label (nullptr if none), searched over every stage's graph.
 inline const Op* op_named(const StepPlan& p, const std::string& label) {
   for (const auto& st : p.stages)

@@ -39,13 +39,7 @@ Traffic forward_traffic(const StepPlan& p, const std::string& prefix) {
   return t;
 }
 // A torchtitan Llama 3.1 8B workload on one node, with no fusion fields of its own.
-nlohmann::json titan_8b() {
-  return nlohmann::json::parse(R"({
-    "name": "t", "model": "llama3.1-8b", "hw": "dgx-h100", "nodes": 1, "stack": "torchtitan",
-    "parallel": {"tp": 1, "pp": 1, "dp": 8},
-    "batch": {"micro_batch": 1, "global_batch": 8, "seq_len": 8192},
-    "precision": "mixed-bf16", "checkpointing": "full"})");
-}
+nlohmann::json titan_8b() { return test::torchtitan_llama8b_json(1, 1, 8, 8); }
 }  // namespace
 
 TEST_CASE("eager RMSNorm, rotary and SwiGLU are ATen's kernels with their HBM bytes", "[fusion]") {

@@ -17,13 +17,7 @@
 using namespace trnsim;
 
 namespace {
-nlohmann::json base_workload() {
-  return nlohmann::json::parse(R"({
-    "name": "t", "model": "llama3.1-8b", "hw": "dgx-h100", "nodes": 2, "stack": "torchtitan",
-    "parallel": {"tp": 4, "pp": 1, "dp": 4},
-    "batch": {"micro_batch": 1, "global_batch": 16, "seq_len": 8192},
-    "precision": "mixed-bf16", "checkpointing": "full"})");
-}
+nlohmann::json base_workload() { return test::torchtitan_llama8b_json(2, 4, 4, 16); }
 // Llama 3.1 8B under ZeRO-3 over 16 H100s (mixed BF16, FP32 gradients reduced every micro-batch, flash).
 Workload fsdp_llama8b() {
   Workload w = test::workload("llama3.1-8b", "dgx-h100", 2, 1, 1, 16, 1, 16, 4096);
