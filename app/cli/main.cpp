@@ -15,7 +15,7 @@
 
 namespace {
 const char* kUsage =
-    "usage: trnsim COMMAND [options]   (trnsim COMMAND --help for details)\n\n"
+    "usage: trnsim COMMAND [options]   (trnsim COMMAND --help for details; trnsim --version)\n\n"
     "commands:\n"
     "  run WORKLOAD.json        simulate one training step; report time, MFU, memory, cost\n"
     "  validate FILE.json...    strictly check hw / model / workload files\n"
@@ -39,6 +39,10 @@ int sc_main(int argc, char* argv[]) {
       {"sweep", cmd_sweep},     {"search", cmd_search},     {"merge", cmd_merge},         {"campaign", cmd_campaign},
       {"run-batch", cmd_run_batch}, {"validation", cmd_validation},
       {"compare", cmd_compare}};
+  if (argc >= 2 && std::string(argv[1]) == "--version") {
+    std::printf("trnsim %s (SystemC %s)\n", TRNSIM_VERSION, sc_core::sc_release());
+    return 0;
+  }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

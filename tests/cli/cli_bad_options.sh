@@ -71,4 +71,9 @@ check "--explain nemo:3: unknown dataset 'nemo'" validation --explain nemo:3
 check "--explain seed:999: seed has no data row 999" validation --explain seed:999
 check "--trace needs --explain DATASET:ROW" validation --trace /tmp/never-written.json
 check "--workload needs --explain DATASET:ROW" validation --workload /tmp/never-written.json
+# --version: exit 0, one line, pyproject.toml's version (the one version number).
+want=$(sed -n 's/^version = "\(.*\)"$/trnsim \1 /p' "$(dirname "$0")/../../pyproject.toml")
+out=$("$t" --version 2>&1); rc=$?
+case "$out" in "$want"*) [ "$rc" -eq 0 ] || { echo "FAIL: trnsim --version -> rc $rc"; fail=1; } ;;
+  *) echo "FAIL: trnsim --version printed '$out', expected it to start with '$want'"; fail=1 ;; esac
 exit $fail
