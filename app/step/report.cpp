@@ -64,6 +64,8 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   if (!w.pipeline_layout.empty()) j["workload"]["pipeline_layout"] = w.pipeline_layout;
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["workload"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["workload"]["loss_parallel"] = false;
+  if (w.master_weights) j["workload"]["master_weights"] = *w.master_weights;
+  if (w.optimizer_state_dtype != DType::FP32) j["workload"]["optimizer_state_dtype"] = "bf16";
   // The stack profile and the fields it supplied (the rest are the workload's own).
   if (!w.stack.empty()) j["workload"]["stack"] = {{"name", w.stack}, {"from_profile", w.stack_fields}};
   if (!s.notes.empty()) j["notes"] = s.notes;
@@ -170,7 +172,13 @@ std::string render_text(const nlohmann::json& j) {
                    w["seq_len"].get<int64_t>());
   o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {} elementwise {} loss {} | attention {} | virtual stages {} | "
                    "execution {}\n",
-                   w["precision"].get<std::string>(),
+                   w["precision"].get<std::string>() +
+                       (w.contains("master_weights")
+                            ? std::string(w["master_weights"].get<bool>() ? " (FP32 master" : " (no FP32 master")
+                            : std::string()) +
+                       (w.contains("optimizer_state_dtype")
+                            ? std::string(w.contains("master_weights") ? ", " : " (") + "BF16 AdamW moments)"
+                            : std::string(w.contains("master_weights") ? ")" : "")),
                    w["checkpointing"].get<std::string>() +
                        (w.contains("checkpoint_every") ? fmt::format(" (every {} layers)", w["checkpoint_every"].get<int64_t>()) : "") +
                        (w.contains("checkpoint_layers")

@@ -239,7 +239,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       // With fsdp_shard "master" the shard is the FP32 master itself (counted below): only the
       // gathered pieces exist in the compute dtype.
       const double shard =
-          w.fsdp_shard == Workload::FsdpShard::Master && has_fp32_master(w.precision) && !w.lora.active() ? 0.0 : sharded;
+          w.fsdp_shard == Workload::FsdpShard::Master && w.fp32_master() && !w.lora.active() ? 0.0 : sharded;
       // Gathered at once: the running piece and the prefetched ones; without resharding after
       // forward, every piece of the rank stays gathered until its backward.
       const double gathered = w.fsdp_reshard_after_forward ? static_cast<double>(1 + w.fsdp_prefetch) * piece / static_cast<double>(w.tp)
@@ -252,8 +252,8 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     // (FSDP2's unsharded_accumulated_grad in reduce_dtype) beside the shard.
     const double in_flight_grads = w.reduce_every_micro_batch ? Pt / static_cast<double>(std::max<int64_t>(1, layers)) : Pt;
     b.gradients = w.zero >= 2 ? Bytes(trained * gbytes + in_flight_grads * gbytes) : Bytes(Pt * gbytes);
-    b.optimizer_states = Bytes(trained * 8.0);  // FP32 first and second moments
-    if (has_fp32_master(w.precision)) b.master_weights = Bytes(trained * 4.0);
+    b.optimizer_states = Bytes(trained * w.optimizer_state_bytes());  // first and second moments
+    if (w.fp32_master()) b.master_weights = Bytes(trained * 4.0);
     // Low-precision copies of the linear weights, row-wise and transposed / column-wise (TE keeps
     // both between steps; the row-wise one alone for per-tensor FP8 where the FP8 GEMM takes any
     // layout); under ZeRO-3 only the gathered pieces (two layers) hold them.

@@ -202,6 +202,13 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
   w.fp32_grads = r.choice_or("grad_dtype", gdef, {"bf16", "fp32"}) == "fp32";
   if (w.precision == Precision::FP32 && !w.fp32_grads)
     r.fail("grad_dtype", "fp32 training keeps fp32 gradients; remove grad_dtype or set \"fp32\"");
+  if (r.has("master_weights")) {
+    w.master_weights = r.boolean("master_weights");
+    if (w.precision == Precision::FP32 && *w.master_weights)
+      r.fail("master_weights", "fp32 training updates its FP32 parameters directly (no separate master copy); remove "
+                               "master_weights or set false");
+  }
+  w.optimizer_state_dtype = r.choice_or("optimizer_state_dtype", "fp32", {"fp32", "bf16"}) == "bf16" ? DType::BF16 : DType::FP32;
   std::string ck = r.choice("checkpointing", {"none", "selective", "full", "op_selective"});
   w.checkpointing = ck == "none"        ? Checkpointing::None
                     : ck == "selective" ? Checkpointing::Selective
@@ -306,6 +313,8 @@ std::string workload_to_json(const Workload& w) {
   j["precision"] = to_string(w.precision);
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
+  if (w.master_weights) j["master_weights"] = *w.master_weights;
+  if (w.optimizer_state_dtype != DType::FP32) j["optimizer_state_dtype"] = "bf16";
   j["checkpointing"] = to_string(w.checkpointing);
   if (w.checkpoint_every > 1) j["checkpoint_every"] = w.checkpoint_every;
   if (w.checkpoint_layers > 0) j["checkpoint_layers"] = w.checkpoint_layers;

@@ -4,6 +4,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,17 @@ struct Workload {
   // grads (Megatron-LM) unless the framework keeps BF16 grads (DeepSpeed bf16 default).
   bool fp32_grads = false;
   int grad_bytes() const { return fp32_grads ? 4 : 2; }
+  // Optimizer numerics. master_weights: an FP32 copy of the parameters the optimizer updates
+  // beside the compute-dtype ones (unset: the precision's default, has_fp32_master; false: pure
+  // BF16 training, the parameters themselves are updated). optimizer_state_dtype: AdamW's first
+  // and second moments (FP32 by default; BF16 as DeepSeek-V3 trains, arXiv 2412.19437 section
+  // 3.3.2, Megatron-Core's --exp-avg-dtype / --exp-avg-sq-dtype, or torch.optim.AdamW on BF16
+  // parameters, which keeps its moments in the parameters' dtype).
+  std::optional<bool> master_weights;
+  DType optimizer_state_dtype = DType::FP32;
+  bool fp32_master() const { return master_weights.value_or(has_fp32_master(precision)); }
+  // Bytes per trained parameter of the two moments.
+  double optimizer_state_bytes() const { return 2.0 * dtype_bytes(optimizer_state_dtype); }
   Checkpointing checkpointing = Checkpointing::None;
   // The policy applies to every k-th layer (global index % k == 0); the others keep all their
   // activations (torchtitan's selective layer AC, `selective_ac_option = "k"`). 1: every layer.
