@@ -170,15 +170,14 @@ std::string render_text(const nlohmann::json& j) {
                    w["sequence_parallel"].get<bool>() ? "on" : "off", w["zero"].get<int>(), w["schedule"].get<std::string>(),
                    w["micro_batch"].get<int64_t>(), w["grad_accum"].get<int64_t>(), w["global_batch"].get<int64_t>(),
                    w["seq_len"].get<int64_t>());
+  // Optimizer numerics that differ from the precision's defaults, in parentheses after it.
+  std::string precision = w["precision"].get<std::string>(), kept;
+  if (w.contains("master_weights")) kept = w["master_weights"].get<bool>() ? "FP32 master" : "no FP32 master";
+  if (w.contains("optimizer_state_dtype")) kept += std::string(kept.empty() ? "" : ", ") + "BF16 AdamW moments";
+  if (!kept.empty()) precision += " (" + kept + ")";
   o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {} elementwise {} loss {} | attention {} | virtual stages {} | "
                    "execution {}\n",
-                   w["precision"].get<std::string>() +
-                       (w.contains("master_weights")
-                            ? std::string(w["master_weights"].get<bool>() ? " (FP32 master" : " (no FP32 master")
-                            : std::string()) +
-                       (w.contains("optimizer_state_dtype")
-                            ? std::string(w.contains("master_weights") ? ", " : " (") + "BF16 AdamW moments)"
-                            : std::string(w.contains("master_weights") ? ")" : "")),
+                   precision,
                    w["checkpointing"].get<std::string>() +
                        (w.contains("checkpoint_every") ? fmt::format(" (every {} layers)", w["checkpoint_every"].get<int64_t>()) : "") +
                        (w.contains("checkpoint_layers")

@@ -101,8 +101,7 @@ CampaignParams campaign_params(const Scenario& s, double tokens_per_s, bool auto
   CampaignParams p;
   p.tokens_per_s = tokens_per_s;
   p.nodes = s.workload.nodes;
-  const double state_bytes = (s.workload.precision == Precision::FP32 ? 4 : 2) + s.workload.optimizer_state_bytes() +
-                             (s.workload.fp32_master() ? 4 : 0);
+  const double state_bytes = (s.workload.precision == Precision::FP32 ? 4 : 2) + s.workload.optimizer_kept_bytes();
   p.checkpoint_bytes = static_cast<double>(s.model.total_parameters()) * state_bytes;
   const RecoveryPreset r = recovery_preset(automatic);
   p.detect_s = 60 * r.detect_min;

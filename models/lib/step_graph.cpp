@@ -290,8 +290,7 @@ std::array<Op, 2> optimizer_compute_ops(int64_t stage_parameters, const Workload
   const int64_t opt_params = w.zero >= 1 ? (dense + w.dp_cp() - 1) / w.dp_cp() + (expert_parameters + w.edp() - 1) / w.edp()
                                          : stage_parameters;
   const int param_bytes = static_cast<int>(dtype_bytes(compute_dtype(w)));
-  // m, v in their dtype (+ the FP32 master)
-  const int state_bytes = static_cast<int>(w.optimizer_state_bytes()) + (w.fp32_master() ? 4 : 0);
+  const int state_bytes = static_cast<int>(w.optimizer_kept_bytes());  // m, v (+ the FP32 master)
   Op norm = ops::vector_op(OpKind::Elementwise, "optimizer.grad_norm", opt_params, 0, 1, 1, false, 2,
                            w.grad_bytes() == 2 ? DType::BF16 : DType::FP32);
   norm.phase = Phase::Optimizer;

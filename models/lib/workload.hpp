@@ -153,6 +153,9 @@ struct Workload {
   bool fp32_master() const { return master_weights.value_or(has_fp32_master(precision)); }
   // Bytes per trained parameter of the two moments.
   double optimizer_state_bytes() const { return 2.0 * dtype_bytes(optimizer_state_dtype); }
+  // Bytes per trained parameter the optimizer keeps beside the parameter: the moments and the
+  // FP32 master if there is one (what its step streams and a checkpoint stores).
+  double optimizer_kept_bytes() const { return optimizer_state_bytes() + (fp32_master() ? 4.0 : 0.0); }
   Checkpointing checkpointing = Checkpointing::None;
   // The policy applies to every k-th layer (global index % k == 0); the others keep all their
   // activations (torchtitan's selective layer AC, `selective_ac_option = "k"`). 1: every layer.
