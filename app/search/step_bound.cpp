@@ -33,7 +33,7 @@ double simulate_idle_collective_s(const HwSpec& hw, const CollectiveKey& key, co
   auto algo = make_collective(hw.collectives.inter_algorithm, hw.collectives.intra_algorithm);
   const CollectiveCall call{op.kind, op.comm_bytes, layout_group(hw, stride, op.group_size), op.routing};
   double took = 0;
-  sc_core::sc_spawn([&] {
+  platform.threads().run([&] {
     const sc_core::sc_time t0 = sc_core::sc_time_stamp();
     algo->run(platform.fabric(), call);
     took = (sc_core::sc_time_stamp() - t0).to_seconds();

@@ -91,8 +91,9 @@ class Executor {
     p_.fabric().reset_stats();
     t0_ = sc_core::sc_time_stamp();
     for (size_t r = 0; r < ranks; ++r) {
-      sc_core::sc_spawn(sc_bind(&Executor::rank_thread, this, static_cast<int>(r)));
-      sc_core::sc_spawn(sc_bind(&Executor::dp_thread, this, static_cast<int>(r)));
+      const int rank = static_cast<int>(r);
+      p_.threads().run([this, rank] { rank_thread(rank); });
+      p_.threads().run([this, rank] { dp_thread(rank); });
     }
     run_kernel();
     for (size_t r = 0; r < ranks; ++r)
@@ -128,7 +129,7 @@ class Executor {
   Pending launch(int r, const Op& op) {
     Pending p;
     const Op* o = &op;
-    sc_core::sc_spawn([this, r, o, p] {
+    p_.threads().run([this, r, o, p] {
       collective(r, *o, track(r, comm_kind(o->group).track));
       *p.done = true;
       p.finished->notify(sc_core::SC_ZERO_TIME);

@@ -5,6 +5,7 @@
 #include "chip.hpp"
 #include "fabric.hpp"
 #include "op_timer.hpp"
+#include "thread_pool.hpp"
 
 namespace trnsim {
 
@@ -15,12 +16,15 @@ class Platform {
   Chip& chip() { return chip_; }
   Fabric& fabric() { return fabric_; }
   OpTimer& timer() { return timer_; }
+  // Reusable thread processes for the step's ranks and collectives (thread_pool.hpp).
+  ThreadPool& threads() { return threads_; }
 
  private:
   Platform();
   Chip chip_;
   Fabric fabric_;
   OpTimer timer_;
+  ThreadPool threads_;
 };
 
 }  // namespace trnsim

@@ -71,17 +71,21 @@ const char* to_string(AttentionKernel k);
 struct OpShape {
   int kind, engine, dtype, out_dtype, inputs, passes, transcendental, onchip, kernel;
   int64_t batch, m, k, n, elements, row;
+  // HBM traffic (a vector op's time follows it: an optimizer step moves master weights and
+  // moments that its element count does not show).
+  double read, written;
   bool operator==(const OpShape& o) const {
     return kind == o.kind && engine == o.engine && dtype == o.dtype && out_dtype == o.out_dtype && inputs == o.inputs && passes == o.passes &&
            transcendental == o.transcendental && onchip == o.onchip && kernel == o.kernel && batch == o.batch && m == o.m && k == o.k &&
-           n == o.n && elements == o.elements && row == o.row;
+           n == o.n && elements == o.elements && row == o.row && read == o.read && written == o.written;
   }
 };
 struct OpShapeHash {
   size_t operator()(const OpShape& s) const {
     uint64_t h = kFnvOffset;
     for (int64_t v : {int64_t(s.kind), int64_t(s.engine), int64_t(s.dtype), int64_t(s.out_dtype), int64_t(s.inputs), int64_t(s.passes),
-                      int64_t(s.transcendental), int64_t(s.onchip), int64_t(s.kernel), s.batch, s.m, s.k, s.n, s.elements, s.row})
+                      int64_t(s.transcendental), int64_t(s.onchip), int64_t(s.kernel), s.batch, s.m, s.k, s.n, s.elements, s.row,
+                      static_cast<int64_t>(s.read), static_cast<int64_t>(s.written)})
       h = fnv1a_mix(h, static_cast<uint64_t>(v));
     return static_cast<size_t>(h);
   }
@@ -144,11 +148,13 @@ struct Op {
   Bytes bytes_written;
 
   bool is_collective() const { return engine == Engine::Collective; }
-  // Identical ops (same work on the same hardware) share a key, so timing can be memoised.
+  // Identical ops (same work on the same hardware) share a key, so timing can be memoised. The key
+  // holds every field lowering reads (test_op_key.cpp changes each and checks the key changes).
   std::string shape_key() const;
   OpShape shape() const {
     return {static_cast<int>(kind), static_cast<int>(engine), static_cast<int>(dtype), static_cast<int>(out_dtype), inputs, passes,
-            transcendental ? 1 : 0, (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0) | (bf16_rate ? 4 : 0), static_cast<int>(attention_kernel), batch, m, k, n, elements, row};
+            transcendental ? 1 : 0, (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0) | (bf16_rate ? 4 : 0), static_cast<int>(attention_kernel), batch, m, k, n, elements, row,
+            bytes_read.base(), bytes_written.base()};
   }
 };
 
