@@ -134,14 +134,22 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
       step_s = r.step_time_s;
       if (so.trace) write_file_atomically(trace, step_trace_json(s, r));
     };
-    if (!predict_case(c, FamilyParams{}, predicted, status, so, keep)) {
+    Workload used;
+    if (!predict_case(c, FamilyParams{}, predicted, status, so, keep, &used)) {
       std::cout << "  " << status << "\n";
       continue;
     }
     std::cout << fmt::format("  predicted {:g} {} (error {:+.1f} %)\n", predicted, unit_of(c.quantity),
                              100.0 * signed_error(c, predicted));
+    if (!c.alternatives.empty())
+      std::cout << fmt::format("  layout: trnsim's fastest of the {} layouts the row could have run (the source does not list it)\n",
+                               c.alternatives.size() + 1);
     std::cout << report;
-    if (!workload_file.empty() && step_s > 0) write_row_workload(c, step_s, workload_file);
+    if (!workload_file.empty() && step_s > 0) {
+      ValidationCase ran = c;
+      ran.workload = used;
+      write_row_workload(ran, step_s, workload_file);
+    }
   }
   if (!found)
     throw UsageError(fmt::format("trnsim validation: --explain {}: {} has no data row {}", spec, dataset, row));

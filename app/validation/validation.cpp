@@ -51,8 +51,9 @@ void progress(bool on, const std::string& msg) {
 
 }  // namespace
 
-bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status,
-                  const StepOptions& step_options, const StepObserver& observe) {
+namespace {
+bool predict_layout(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status,
+                    const StepOptions& step_options, const StepObserver& observe) {
   if (!c.has_workload) {
     status = "not expressible: " + c.not_expressible;
     return false;
@@ -109,6 +110,42 @@ bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predic
     return false;
   }
 }
+}  // namespace
+
+bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status,
+                  const StepOptions& step_options, const StepObserver& observe, Workload* used) {
+  if (c.alternatives.empty() || !is_performance(c.quantity)) {
+    if (used) *used = c.workload;
+    return predict_layout(c, p, predicted, status, step_options, observe);
+  }
+  // The fastest layout that fits; its step is simulated once more for the observer.
+  ValidationCase one = c;
+  one.alternatives.clear();
+  std::vector<const Workload*> layouts{&c.workload};
+  for (const auto& w : c.alternatives) layouts.push_back(&w);
+  const Workload* best = nullptr;
+  std::string first_refusal;
+  for (const Workload* w : layouts) {
+    one.workload = *w;
+    double v = 0;
+    std::string st;
+    if (!predict_layout(one, p, v, st, step_options, {})) {
+      if (first_refusal.empty()) first_refusal = st;
+      continue;
+    }
+    if (!best || as_throughput(c.quantity, v) > as_throughput(c.quantity, predicted)) best = w, predicted = v;
+  }
+  if (!best) {
+    status = fmt::format("refused: none of the {} layouts tried fits or runs (the first: {})", layouts.size(), first_refusal);
+    return false;
+  }
+  if (used) *used = *best;
+  if (observe) {
+    one.workload = *best;
+    return predict_layout(one, p, predicted, status, step_options, observe);
+  }
+  return true;
+}
 
 double signed_error(const ValidationCase& c, double predicted) {
   if (is_performance(c.quantity)) return as_throughput(c.quantity, predicted) / as_throughput(c.quantity, c.measured) - 1;
@@ -152,6 +189,15 @@ std::vector<ValidationCase> load_corpus(const ValidationOptions& opt) {
 
 namespace {
 
+std::string layout_text(const Workload& w) {
+  return fmt::format("TP{} PP{} DP{}{}{} VP{} mb{} gb{} seq{} {} {}{}", w.tp, w.pp, w.dp, w.cp > 1 ? fmt::format(" CP{}", w.cp) : "",
+                     w.ep > 1 ? fmt::format(" EP{}", w.ep) : "", w.virtual_stages, w.micro_batch, w.global_batch, w.seq_len,
+                     to_string(w.precision),
+                     to_string(w.checkpointing) + (w.checkpoint_every > 1 ? fmt::format("-every-{}", w.checkpoint_every) : "") +
+                         (w.checkpoint_layers > 0 ? fmt::format("-first-{}", w.checkpoint_layers) : ""),
+                     w.sequence_parallel ? " SP" : "");
+}
+
 // One row of validation.json: the case, its layout, and its prediction (or why there is none),
 // with the leave-one-dataset-out error where that fit exists.
 nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, const std::map<std::string, FamilyParams>& lodo,
@@ -165,18 +211,13 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
     j["tokens_per_step"] = static_cast<double>(c.workload.global_batch * c.workload.seq_len);
     j["precision"] = to_string(c.workload.precision);
   }
-  if (c.has_workload)
-    j["layout"] = fmt::format("TP{} PP{} DP{}{}{} VP{} mb{} gb{} seq{} {} {}{}", c.workload.tp, c.workload.pp, c.workload.dp,
-                              c.workload.cp > 1 ? fmt::format(" CP{}", c.workload.cp) : "",
-                              c.workload.ep > 1 ? fmt::format(" EP{}", c.workload.ep) : "", c.workload.virtual_stages, c.workload.micro_batch,
-                              c.workload.global_batch, c.workload.seq_len, to_string(c.workload.precision),
-                              to_string(c.workload.checkpointing) +
-                                  (c.workload.checkpoint_every > 1 ? fmt::format("-every-{}", c.workload.checkpoint_every) : "") +
-                                  (c.workload.checkpoint_layers > 0 ? fmt::format("-first-{}", c.workload.checkpoint_layers) : ""),
-                              c.workload.sequence_parallel ? " SP" : "");
+  if (c.has_workload) j["layout"] = layout_text(c.workload);
   double pred = 0;
   std::string status;
-  if (predict_case(c, params, pred, status)) {
+  Workload used;
+  if (predict_case(c, params, pred, status, {}, {}, &used)) {
+    if (!c.alternatives.empty())
+      j["layout"] = fmt::format("{} (trnsim's fastest of {} layouts)", layout_text(used), c.alternatives.size() + 1);
     j["status"] = c.calibration ? "calibration" : "predicted";
     j["predicted"] = pred;
     j["error_pct"] = 100 * signed_error(c, pred);

@@ -77,9 +77,11 @@ double as_throughput(Metric q, double v);
 // The prediction of one case under the given parameters. Returns false and sets `status`
 // ("refused: ...") when trnsim rejects a configuration that ran. A performance case's simulated
 // step is handed to `observe` (`validation --explain` prints its report and trace from it).
+// A case with alternatives (a row that ran the fastest layout of several, unlisted) predicts the
+// fastest of its layouts that fits; `used`, when given, receives the layout the prediction is of.
 using StepObserver = std::function<void(const Scenario&, const StepResult&)>;
 bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status,
-                  const StepOptions& step_options = {}, const StepObserver& observe = {});
+                  const StepOptions& step_options = {}, const StepObserver& observe = {}, Workload* used = nullptr);
 // Signed error in the report's convention: performance rows (predicted/measured throughput - 1,
 // positive = trnsim too fast), memory rows (predicted/measured - 1, positive = too much).
 double signed_error(const ValidationCase& c, double predicted);

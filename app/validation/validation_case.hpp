@@ -38,6 +38,10 @@ struct ValidationCase {
   std::string not_expressible;   // non-empty: what trnsim lacks, "; "-separated blockers
   bool has_workload = false;
   Workload workload;
+  // A row that ran "the most performant configuration" of a kind without listing it: the other
+  // layouts the stack could have run (same model, GPUs, batch). The prediction is the fastest of
+  // `workload` and these that fits (validation.hpp predict_case).
+  std::vector<Workload> alternatives;
   ModelSpec model;
   Metric quantity = Metric::IterationTime;
   double measured = 0;

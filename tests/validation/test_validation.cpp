@@ -213,14 +213,12 @@ TEST_CASE("NeMo long-sequence rows: model TFLOP/s over the page's FLOPs per toke
   CHECK(m.measured == Approx(536e12 / flops(1048576)).epsilon(1e-9));
   CHECK((m.workload.tp == 8 && m.workload.cp == 32 && m.workload.dp == 4 && m.workload.seq_len == 1048576));
   CHECK(m.workload.micro_batch == 1);
-  // "Without CP" rows ran a configuration the page does not list; the B200 rows' stated DP is not
-  // what their TP x CP leaves of the GPUs.
+  // "Without CP" rows ran a configuration the page does not list: trnsim's fastest layout without
+  // CP (test_fastest_layout.cpp), measured by the same formula.
   const auto& nocp = row(v, 411, Metric::TokensPerSPerGpu);
-  CHECK_FALSE(nocp.has_workload);
-  CHECK(nocp.not_expressible.find("layout not stated") != std::string::npos);
-  const auto& b200 = row(v, 426, Metric::TokensPerSPerGpu);
-  CHECK_FALSE(b200.has_workload);
-  CHECK(b200.not_expressible.find("DP 4 stated") != std::string::npos);
+  REQUIRE(nocp.has_workload);
+  CHECK(nocp.measured == Approx(26.5e12 / flops(1048576)).epsilon(1e-9));
+  CHECK(nocp.workload.cp == 1);
 }
 
 TEST_CASE("NeMo fine-tuning rows: packed SQuAD samples, SFT as training, LoRA on the published defaults", "[validation]") {

@@ -16,14 +16,19 @@
 // current scaling (25.11 labels the same primary column FP8-CS); a figure in parentheses
 // (another recipe) is not used. Measured: tokens/s/GPU (the long-sequence page prints model
 // TFLOP/s only: divided by the page's FLOPs per token, nemo_flops_per_token; micro-batch 1, not
-// stated). Rows are written only when every feature they use exists in trnsim; the blockers are
-// listed in a fixed order.
+// stated). The long-sequence page's rows "without CP" ran "the most performant configuration
+// without CP", unlisted: the prediction is trnsim's fastest layout without CP on the row's GPUs and
+// global batch (fastest_layouts_without_cp; session 25). Rows are written only when every feature
+// they use exists in trnsim; the blockers are listed in a fixed order.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <set>
+#include <vector>
 
 #include "dataset_common.hpp"
 #include "scenario.hpp"
@@ -149,6 +154,77 @@ void fine_tuning(Workload& w, const ModelSpec& m, const CsvTable& t, size_t r, b
   w.lora.proj = w.lora.fc1 = w.lora.fc2 = !nemo1;
 }
 
+// The layouts a Megatron run without CP can take on the row's GPUs and global batch: TP a power of
+// two dividing the query groups (inside or across nodes), PP a power of two that the layers (or
+// layers + 2, the recipes' embedding-and-loss split) divide, DP the rest with micro-batch 1 and
+// the global batch a multiple of DP, each with the lightest recompute that fits. The first that
+// fits becomes the case's workload, the others its alternatives (the prediction is the fastest).
+// None fits: the case keeps the first layout, and the run refuses it with its memory.
+void fastest_layouts_without_cp(ValidationCase& c, int64_t global_batch, int64_t gpus_per_node,
+                                const std::function<Workload(int64_t, int64_t)>& build) {
+  const int64_t gpus = c.gpus, layers = c.model.layers;
+  std::vector<Workload> fitting;
+  Workload first;
+  bool any = false;
+  for (int64_t tp = 1; tp <= std::min(gpus, gpus_per_node) && c.model.kv_heads % tp == 0 && c.model.heads % tp == 0; tp *= 2)
+    for (int64_t pp = 1; tp * pp <= gpus && pp <= layers; pp *= 2) {
+      if (gpus % (tp * pp) != 0 || (layers % pp != 0 && (layers + 2) % pp != 0)) continue;
+      const int64_t dp = gpus / (tp * pp);
+      if (global_batch % dp != 0) continue;
+      ValidationCase k = c;
+      k.workload = build(tp, pp);
+      if (!any) first = k.workload, any = true;
+      lightest_recompute_that_fits(k);
+      try {
+        if (make_scenario(k.workload, k.model, true).fits) fitting.push_back(k.workload);
+      } catch (const ConfigError&) {
+        // not a layout this stack runs
+      }
+    }
+  if (fitting.empty()) {
+    c.workload = first;
+    return;
+  }
+  c.workload = fitting.front();
+  c.alternatives.assign(fitting.begin() + 1, fitting.end());
+}
+
+int64_t cell_num_of(const CsvTable& t, size_t r, const std::string& col) {
+  try {
+    return static_cast<int64_t>(std::stoll(t.at(r, col)));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// Declared assumption (session 25), per long-sequence table (one system): when every row that states
+// its DP ("DP=" in the notes) has TP x PP x CP x DP equal to the same fraction 1/k (k > 1) of the
+// GPU column, the table's GPU column is k times the GPUs its runs used, and every row of that table
+// (with or without CP) ran on GPUs / k. Evidence: the DGX-B200 table (NeMo 25.04) states DP 2 at 8
+// GPUs with TP 1 x CP 1, DP 4 at 16 with TP 1 x CP 1, ..., DP 4 at 1,024 with TP 4 x CP 16: all
+// eight rows use exactly a quarter of the column, whose values (8 GPUs at 8 K tokens ... 1,024 at
+// 1 M) repeat the H100 table's (4 K at 4 ... 1 M at 1,024; consistent there). Its rows without CP
+// confirm it: at 256 K and 512 K on the stated 256 / 512 GPUs with a global batch of 16 / 8, no
+// layout without CP avoids a pipeline run on a single micro-batch (Llama 3 8B's 8 KV heads cap TP
+// at 8), which bounds the throughput near 1/PP of the CP rows', while the page measured 73 % / 37 %.
+std::map<std::string, int64_t> long_sequence_gpu_factors(const CsvTable& t) {
+  std::map<std::string, std::set<int64_t>> seen;
+  for (size_t r = 0; r < t.rows(); ++r) {
+    if (!contains(t.at(r, "task"), "long sequence")) continue;
+    const std::string notes = t.at(r, "notes");
+    const auto at = notes.find("DP=");
+    if (at == std::string::npos) continue;
+    auto cell = [&](const char* col) { return std::max<int64_t>(1, cell_num_of(t, r, col)); };
+    const int64_t used = cell("TP") * cell("PP") * cell("CP") * std::max<int64_t>(1, std::atoll(notes.c_str() + at + 3));
+    const int64_t gpus = cell_num_of(t, r, "num_gpus");
+    seen[t.at(r, "system")].insert(gpus % used == 0 ? gpus / used : 0);
+  }
+  std::map<std::string, int64_t> out;
+  for (const auto& [sys, ks] : seen)
+    if (ks.size() == 1 && *ks.begin() > 1) out[sys] = *ks.begin();
+  return out;
+}
+
 }  // namespace
 
 std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
@@ -157,6 +233,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
   const std::map<std::string, std::string> systems = {{"DGX-H100", "dgx-h100"},    {"DGX-B200", "dgx-b200"},
                                                        {"DGX-B300", "dgx-b300"},    {"DGX-GB200", "gb200-nvl72"},
                                                        {"DGX-GB300", "gb300-nvl72"}};
+  const std::map<std::string, int64_t> gpu_factor = long_sequence_gpu_factors(t);
   for (size_t r = 0; r < t.rows(); ++r) {
     const std::string name = t.at(r, "model"), task = t.at(r, "task"), prec = t.at(r, "precision");
     const std::string sys = t.at(r, "system");
@@ -178,7 +255,12 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     c.model_name = name;
     c.quantity = Metric::TokensPerSPerGpu;
     c.label = fmt::format("{} {} {} GPUs {}", name, sys, t.at(r, "num_gpus"), t.at(r, "container"));
-    const int64_t gpus = cell_num("num_gpus", 0), tp = cell_num("TP", 1), pp = cell_num("PP", 1);
+    if (contains(task, "long sequence") && gpu_factor.count(sys))
+      c.label += fmt::format(" (run on {} GPUs: the table's layouts use 1/{} of its GPU column)",
+                             cell_num_of(t, r, "num_gpus") / gpu_factor.at(sys), gpu_factor.at(sys));
+    const auto factor = contains(task, "long sequence") ? gpu_factor.find(sys) : gpu_factor.end();
+    const int64_t gpus = cell_num("num_gpus", 0) / (factor != gpu_factor.end() ? factor->second : 1);
+    const int64_t tp = cell_num("TP", 1), pp = cell_num("PP", 1);
     const int64_t cp = cell_num("CP", 1), vp = cell_num("VP", 1), ep = cell_num("EP", 1);
     c.gpus = gpus, c.tp = tp, c.pp = pp, c.seq = cell_num("seq_len", 0);
     const std::string fsdp = t.at(r, "FSDP");
@@ -213,9 +295,11 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     // GPU. Its rows "without CP" ran "the most performant configuration without CP", not listed.
     const std::string notes = t.at(r, "notes");
     const bool long_seq = contains(task, "long sequence");
-    if (long_seq && contains(notes, "WITHOUT CP")) {
-      blockers.push_back("layout not stated (the long-sequence page's best configuration without CP)");
-    } else if (long_seq && tok.empty() && shape && !t.at(r, "model_tflops_per_gpu").empty()) {
+    // Declared assumption for those rows: NeMo's authors picked the fastest layout without CP that
+    // the GPUs and the global batch allow; trnsim predicts the fastest it finds among the same
+    // choices (fastest_layouts_without_cp below), a prediction of the search, not of the figure.
+    const bool fastest_without_cp = long_seq && contains(notes, "WITHOUT CP");
+    if (long_seq && tok.empty() && shape && !t.at(r, "model_tflops_per_gpu").empty()) {
       c.measured = num(t, r, "model_tflops_per_gpu") * 1e12 / nemo_flops_per_token(*shape, c.seq);
       c.label += " (from model TFLOP/s)";
     } else if (tok.empty()) {
@@ -267,36 +351,45 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
       }
       const int64_t mb = cell_num("micro_batch", 1), gb = cell_num("global_batch", 1);
       const int64_t per_node = cores_per_node_of(systems.at(sys));  // 4 per GB200/GB300 tray
-      Workload w = workload(file, r, m, systems.at(sys), std::max<int64_t>(1, gpus / per_node), tp, pp,
-                            gpus / (tp * pp * cp), mb, gb, c.seq);
-      w.cp = cp;
-      if (gpus < per_node) w.cores_per_node = gpus;
-      w.precision = np.precision;
-      w.fp8_recipe = np.recipe;
-      // NeMo 24.07 rows ran NeMo 1.x from the launcher's configs (profile nemo-launcher: Apex
-      // distributed Adam, BF16 gradients); later pages run Megatron-Bridge's recipes (nemo).
-      const bool launcher = nemo1_container(t.at(r, "container"));
-      w = with_stack(w, stack_profile(launcher ? "nemo-launcher" : "nemo"));
-      // The launcher's per-model ub_tp_comm_overlap (frameworks.md §3 b): on in the Llama 70B configs.
-      if (launcher) w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(name, "70B");
-      w.ep = std::max<int64_t>(1, ep);  // a row fact, checked with the rest of the layout by the run
-      // A dense row whose FSDP cell reads 0 on a layout that cannot hold the model's unsharded
-      // BF16 weights and the stack's gradients (TP x PP shards them, nothing else) ran sharded:
-      // Megatron-FSDP, as the same model and system in the page's other tables (one row: Llama 3
-      // 70B, GB300, NVFP4, TP 1 x PP 1 on 64 GPUs: 423 GB of weights and FP32 gradients per GPU).
-      const bool unshardable = !moe && states_exceed_hbm(m, 2.0 + w.grad_bytes(), tp * pp, w.hw);
-      if (fsdp_on || unshardable) w.zero = 3, w.reduce_every_micro_batch = true;
-      w.virtual_stages = vp;
-      if (!layout.empty()) {
-        set_pipeline_layout(w, layout);
-      } else if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0) {
-        w.pipeline_split = Workload::PipelineSplit::EmbeddingAndLoss;
-      }
-      if (!pretrain) fine_tuning(w, m, t, r, sft, lora);
+      // The row's workload on a layout (the stated one, or one of the layouts tried for a row that
+      // does not state it); the parameters shadow the row's TP / PP / CP on purpose.
+      auto build = [&](int64_t tp, int64_t pp, int64_t cp) {
+        Workload w = workload(file, r, m, systems.at(sys), std::max<int64_t>(1, gpus / per_node), tp, pp,
+                              gpus / (tp * pp * cp), mb, gb, c.seq);
+        w.cp = cp;
+        if (gpus < per_node) w.cores_per_node = gpus;
+        w.precision = np.precision;
+        w.fp8_recipe = np.recipe;
+        // NeMo 24.07 rows ran NeMo 1.x from the launcher's configs (profile nemo-launcher: Apex
+        // distributed Adam, BF16 gradients); later pages run Megatron-Bridge's recipes (nemo).
+        const bool launcher = nemo1_container(t.at(r, "container"));
+        w = with_stack(w, stack_profile(launcher ? "nemo-launcher" : "nemo"));
+        // The launcher's per-model ub_tp_comm_overlap (frameworks.md §3 b): on in the Llama 70B configs.
+        if (launcher) w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(name, "70B");
+        w.ep = std::max<int64_t>(1, ep);  // a row fact, checked with the rest of the layout by the run
+        // A dense row whose FSDP cell reads 0 on a layout that cannot hold the model's unsharded
+        // BF16 weights and the stack's gradients (TP x PP shards them, nothing else) ran sharded:
+        // Megatron-FSDP, as the same model and system in the page's other tables (one row: Llama 3
+        // 70B, GB300, NVFP4, TP 1 x PP 1 on 64 GPUs: 423 GB of weights and FP32 gradients per GPU).
+        const bool unshardable = !moe && states_exceed_hbm(m, 2.0 + w.grad_bytes(), tp * pp, w.hw);
+        if (fsdp_on || unshardable) w.zero = 3, w.reduce_every_micro_batch = true;
+        w.virtual_stages = vp;
+        if (!layout.empty()) {
+          set_pipeline_layout(w, layout);
+        } else if (m.layers % (pp * std::max<int64_t>(1, vp)) != 0) {
+          w.pipeline_split = Workload::PipelineSplit::EmbeddingAndLoss;
+        }
+        if (!pretrain) fine_tuning(w, m, t, r, sft, lora);
+        return w;
+      };
       c.has_workload = true;
-      c.workload = w;
       c.model = m;
-      lightest_recompute_that_fits(c);
+      if (fastest_without_cp) {
+        fastest_layouts_without_cp(c, gb, per_node, [&](int64_t tp_tried, int64_t pp_tried) { return build(tp_tried, pp_tried, 1); });
+      } else {
+        c.workload = build(tp, pp, cp);
+        lightest_recompute_that_fits(c);
+      }
       fill_features(c);
     }
     out.push_back(c);
