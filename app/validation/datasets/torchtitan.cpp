@@ -31,7 +31,9 @@
 //     rows that state memory; the 8B compile rows of 2024-12 were -14 to -27 % with a fused loss.
 // Not modelled, the same for every row: FP8 FSDP all-gathers. Hardware: the Grand Teton H100s
 // (96 GB HBM2e, 500 W) are their own family (h100_500w); H200 hosts are p5en.48xlarge; the B200
-// rows ran power-limited at a limit the page does not state (not expressible).
+// rows ran power-limited at a limit the page does not state (not expressible); the NVFP4 page's
+// "Blackwell, SKU not stated" rows ran on GB200s (the device size their memory implies,
+// blackwell_by_memory); their activation checkpointing is not stated (not expressible, below).
 // A100 80GB: p4de.24xlarge (8 x A100 80GB, 400 Gb/s EFA per node), a declared assumption for
 // every A100 row: the page names no cluster. Evidence: its two Llama 2 70B rows run at the same
 // rate (355 tokens/s/GPU at micro-batch 1 with per-op selective AC, 353 at micro-batch 2 with full
@@ -64,14 +66,49 @@ const TitanShape kShapes[] = {
     {"Llama 3.1 70B", 80, 8192, 64, 8, 28672, 128256},   {"Llama 3 70B", 80, 8192, 64, 8, 28672, 128256},
     {"Llama 3.1 405B", 126, 16384, 128, 8, 53248, 128256}, {"Llama 2 13B", 40, 5120, 40, 40, 13824, 32000},
     {"Llama 2 70B", 80, 8192, 64, 8, 28672, 32000},
+    // Qwen's released config.json (the CSV's columns agree); head_dim 128. Its per-head q / k
+    // RMSNorm is not modelled (two norms over 4,096 values per token per layer, < 0.1 % of its FLOPs).
+    {"Qwen3 8B", 36, 4096, 32, 8, 12288, 151936},
 };
 
+// The device size a row's "Memory X GiB (Y%)" implies (X / Y); 0 when the notes do not say both.
+double implied_device_gib(const std::string& notes) {
+  const auto at = notes.find("GiB (");
+  if (at == std::string::npos) return 0;
+  size_t start = at;
+  while (start > 0 && notes[start - 1] == ' ') --start;
+  const size_t end = start;
+  while (start > 0 && (std::isdigit(static_cast<unsigned char>(notes[start - 1])) || notes[start - 1] == '.')) --start;
+  try {
+    const double gib = std::stod(notes.substr(start, end - start)), pct = std::stod(notes.substr(at + 5));
+    return pct > 0 ? gib * 100 / pct : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// Declared assumption (session 25): a Blackwell row whose SKU is not stated but whose memory is
+// printed as GiB and as a % of the device ran on the Blackwell part with the smallest HBM at or
+// above the device size that implies. The NVFP4 page's rows imply 184.3 GiB (110.95 GiB = 60.2 %,
+// 179.94 = 97.6 %, 174.49 = 94.7 %): above the B200's 180 GiB, far below the B300's 288 (which
+// would put them at 38-62 %): the GB200 (186 GiB), whose compute tray holds the 4 GPUs the rows ran.
+std::string blackwell_by_memory(double device_gib) {
+  std::string best;
+  double best_cap = 0;
+  for (const char* f : {"dgx-b200", "gb200-nvl72", "dgx-b300"}) {
+    const double cap = load_hw_spec(hw_path(f)).hbm.capacity_per_chip.base() / double(1ull << 30);
+    if (cap >= device_gib && (best.empty() || cap < best_cap)) best = f, best_cap = cap;
+  }
+  return best;
+}
+
 // The hardware cell as a hw file and family; empty: not expressible.
-std::pair<std::string, std::string> titan_hw(const std::string& cell) {
+std::pair<std::string, std::string> titan_hw(const std::string& cell, double device_gib) {
   if (contains(cell, "H100") && contains(cell, "HBM2e")) return {"grand-teton-h100-96gb", "h100_500w"};
   if (contains(cell, "H200")) return {"p5en.48xlarge", "h100"};
   if (contains(cell, "A100 80GB")) return {"p4de.24xlarge", "a100"};  // see the header
   if (contains(cell, "B200")) return {contains(cell, "power limited") ? "" : "dgx-b200", "blackwell"};
+  if (contains(cell, "Blackwell") && contains(cell, "SKU not stated") && device_gib > 0) return {blackwell_by_memory(device_gib), "blackwell"};
   return {"", contains(cell, "Blackwell") || contains(cell, "GB200") ? "blackwell" : "h100"};
 }
 
@@ -101,7 +138,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     c.row = static_cast<int>(r + 1);
     c.model_name = model;
     c.quantity = Metric::TokensPerSPerGpu;
-    const auto [hw, family] = titan_hw(hwcell);
+    const auto [hw, family] = titan_hw(hwcell, implied_device_gib(notes));
     c.family = family;
     c.label = fmt::format("{} {} GPUs {} {}", model, t.at(r, "gpus"), prec.substr(0, 24), rec);
     std::vector<std::string> blockers;
@@ -127,6 +164,13 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       if (local % stages == 0) micro = std::to_string(local / stages);
     }
     if (micro.empty()) blockers.push_back("micro-batch not stated");
+    // Activation checkpointing not stated (the NVFP4 page): not expressible. The config default,
+    // per-op selective AC, cannot be what its Llama 3 8B rows ran: at 32 x 2,048 tokens per GPU it
+    // needs 255 GiB (~200 by hand: ~64 KB per token per layer saved, plus FP32 logits) of the
+    // GB200's 184, so they ran something heavier, which the page does not say; "the lightest mode
+    // that fits" (full on every second block, or every block) would be a guess that decides their
+    // predictions (session 25: it also makes them the Blackwell family's first torchtitan
+    // calibration rows, moving its fitted efficiencies 0.455 / 0.689 -> 0.513 / 0.619).
     if (contains(rec, "not stated")) blockers.push_back("activation checkpointing not stated");
     if (contains(prec, "bf16 tail")) blockers.push_back("per-layer mixed precision (BF16 tail layers)");
     Precision p = Precision::MixedBF16;
