@@ -87,7 +87,7 @@ double optimizer_work(const StageProgram& st, const HwSpec& hw, WorkTimes& times
 }  // namespace
 
 WorkTimes::WorkTimes(const HwSpec& hw, bool simulate)
-    : hw_(hw), hw_key_(hw.fingerprint() + hw.intra_fingerprint()), simulate_(simulate) {
+    : hw_(hw), hw_key_(hw.fingerprint() + hw.fabric_fingerprint()), simulate_(simulate) {
   if (simulate_) Platform::instance().configure(hw);
 }
 

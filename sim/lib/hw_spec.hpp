@@ -186,6 +186,10 @@ struct HwSpec {
   FlopRate peak_per_core() const { return tensor.peak_bf16(); }
   std::string fingerprint() const;        // hash of every parameter that times ops on a core (op cache key)
   std::string intra_fingerprint() const;  // topology parameters that decide link loads
+  // Everything a collective's time on idle links depends on: intra_fingerprint plus the links'
+  // latencies, the NICs, the scale-up latency and the algorithms' step cost (memo key of the
+  // search's idle-collective times; a hw variant in the same process must not hit another's).
+  std::string fabric_fingerprint() const;
 };
 
 HwSpec load_hw_spec(const std::string& file);
