@@ -4,6 +4,7 @@
 // reused the second time) takes exactly the same time.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -16,19 +17,21 @@ using namespace trnsim;
 
 namespace {
 // Starts a pooled task and a spawned one from inside a simulation at 5 ns; returns the
-// (time, delta) at which each began.
-std::pair<std::pair<double, uint64_t>, std::pair<double, uint64_t>> start_both(ThreadPool& pool) {
-  std::pair<double, uint64_t> pooled{-1, 0}, spawned{-1, 0};
-  auto now = [] { return std::make_pair(sc_core::sc_time_stamp().to_seconds(), sc_core::sc_delta_count()); };
+// (time since the run began, delta) at which each began. Times as sc_time: exact.
+struct Start {
+  sc_core::sc_time at;
+  uint64_t delta = 0;
+};
+std::pair<Start, Start> start_both(ThreadPool& pool) {
+  Start pooled, spawned;
+  const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+  auto now = [&] { return Start{sc_core::sc_time_stamp() - t0, sc_core::sc_delta_count()}; };
   sc_core::sc_spawn([&] {
     sc_core::wait(sc_core::sc_time(5, sc_core::SC_NS));
     pool.run([&] { pooled = now(); });
     sc_core::sc_spawn([&] { spawned = now(); });
   });
-  const double t0 = sc_core::sc_time_stamp().to_seconds();
   run_kernel();
-  pooled.first -= t0;
-  spawned.first -= t0;
   return {pooled, spawned};
 }
 }  // namespace
@@ -38,9 +41,9 @@ TEST_CASE("a pooled task starts when a spawned thread would", "[pool][tlm]") {
   for (int round = 0; round < 2; ++round) {  // the first may create a thread, the second reuses one
     INFO("round " << round);
     const auto [pooled, spawned] = start_both(pool);
-    CHECK(pooled.first == Approx(5e-9).margin(1e-15));
-    CHECK(pooled.first == spawned.first);
-    CHECK(pooled.second == spawned.second);  // same delta cycle
+    CHECK(pooled.at == sc_core::sc_time(5, sc_core::SC_NS));
+    CHECK(pooled.at == spawned.at);
+    CHECK(pooled.delta == spawned.delta);  // same delta cycle
   }
 }
 
