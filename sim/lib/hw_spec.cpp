@@ -306,9 +306,7 @@ std::string HwSpec::intra_fingerprint() const {
                      intra.link_bandwidth.base(), intra.onchip_bandwidth.base(), collectives.intra_algorithm,
                      collectives.intra_bandwidth_fraction, scaleup.nodes, scaleup.node_bandwidth.base());
 }
-}  // namespace trnsim
 
-namespace trnsim {
 std::string HwSpec::fabric_fingerprint() const {
   return intra_fingerprint() + fmt::format("|l{}|nic{}:{}|su{}|c{}:{}", intra.link_latency_s, inter.nic_bandwidth.base(), inter.latency_s,
                                            scaleup.latency_s, collectives.inter_algorithm, collectives.step_overhead_s);

@@ -154,8 +154,19 @@ void fine_tuning(Workload& w, const ModelSpec& m, const CsvTable& t, size_t r, b
   w.lora.proj = w.lora.fc1 = w.lora.fc2 = !nemo1;
 }
 
+// A whole-number cell, or `fallback` when it is empty, "n/a" or not a number.
+int64_t cell_num(const CsvTable& t, size_t r, const std::string& col, int64_t fallback) {
+  const std::string& s = t.at(r, col);
+  if (s.empty() || s == "n/a") return fallback;
+  try {
+    return static_cast<int64_t>(std::stoll(s));
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
 // The layouts a Megatron run without CP can take on the row's GPUs and global batch: TP a power of
-// two dividing the query groups (inside or across nodes), PP a power of two that the layers (or
+// two dividing the query groups, inside a node (NVLink), PP a power of two that the layers (or
 // layers + 2, the recipes' embedding-and-loss split) divide, DP the rest with micro-batch 1 and
 // the global batch a multiple of DP, each with the lightest recompute that fits. The first that
 // fits becomes the case's workload, the others its alternatives (the prediction is the fastest).
@@ -189,13 +200,6 @@ void fastest_layouts_without_cp(ValidationCase& c, int64_t global_batch, int64_t
   c.alternatives.assign(fitting.begin() + 1, fitting.end());
 }
 
-int64_t cell_num_of(const CsvTable& t, size_t r, const std::string& col) {
-  try {
-    return static_cast<int64_t>(std::stoll(t.at(r, col)));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
 
 // Declared assumption (session 25), per long-sequence table (one system): when every row that states
 // its DP ("DP=" in the notes) has TP x PP x CP x DP equal to the same fraction 1/k (k > 1) of the
@@ -214,9 +218,9 @@ std::map<std::string, int64_t> long_sequence_gpu_factors(const CsvTable& t) {
     const std::string notes = t.at(r, "notes");
     const auto at = notes.find("DP=");
     if (at == std::string::npos) continue;
-    auto cell = [&](const char* col) { return std::max<int64_t>(1, cell_num_of(t, r, col)); };
-    const int64_t used = cell("TP") * cell("PP") * cell("CP") * std::max<int64_t>(1, std::atoll(notes.c_str() + at + 3));
-    const int64_t gpus = cell_num_of(t, r, "num_gpus");
+    auto degree = [&](const char* col) { return std::max<int64_t>(1, cell_num(t, r, col, 1)); };
+    const int64_t used = degree("TP") * degree("PP") * degree("CP") * std::max<int64_t>(1, std::atoll(notes.c_str() + at + 3));
+    const int64_t gpus = cell_num(t, r, "num_gpus", 0);
     seen[t.at(r, "system")].insert(gpus % used == 0 ? gpus / used : 0);
   }
   std::map<std::string, int64_t> out;
@@ -237,15 +241,11 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
   for (size_t r = 0; r < t.rows(); ++r) {
     const std::string name = t.at(r, "model"), task = t.at(r, "task"), prec = t.at(r, "precision");
     const std::string sys = t.at(r, "system");
-    auto cell_num = [&](const std::string& col, int64_t fallback) {
-      const std::string& s = t.at(r, col);
-      if (s.empty() || s == "n/a") return fallback;
-      try { return static_cast<int64_t>(std::stoll(s)); } catch (const std::exception&) { return fallback; }
-    };
+    auto cell = [&](const std::string& col, int64_t fallback) { return cell_num(t, r, col, fallback); };
     const NemoMoe* moe = moe_of(name);
     const bool pretrain = contains(task, "Pre");
     const NemoRows row_kind = !pretrain ? NemoRows::FineTuning
-                              : (moe != nullptr || cell_num("EP", 1) > 1) ? NemoRows::Moe
+                              : (moe != nullptr || cell("EP", 1) > 1) ? NemoRows::Moe
                                                                            : NemoRows::Dense;
     if (row_kind != kind) continue;
     ValidationCase c;
@@ -255,14 +255,13 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     c.model_name = name;
     c.quantity = Metric::TokensPerSPerGpu;
     c.label = fmt::format("{} {} {} GPUs {}", name, sys, t.at(r, "num_gpus"), t.at(r, "container"));
-    if (contains(task, "long sequence") && gpu_factor.count(sys))
-      c.label += fmt::format(" (run on {} GPUs: the table's layouts use 1/{} of its GPU column)",
-                             cell_num_of(t, r, "num_gpus") / gpu_factor.at(sys), gpu_factor.at(sys));
     const auto factor = contains(task, "long sequence") ? gpu_factor.find(sys) : gpu_factor.end();
-    const int64_t gpus = cell_num("num_gpus", 0) / (factor != gpu_factor.end() ? factor->second : 1);
-    const int64_t tp = cell_num("TP", 1), pp = cell_num("PP", 1);
-    const int64_t cp = cell_num("CP", 1), vp = cell_num("VP", 1), ep = cell_num("EP", 1);
-    c.gpus = gpus, c.tp = tp, c.pp = pp, c.seq = cell_num("seq_len", 0);
+    const int64_t k = factor != gpu_factor.end() ? factor->second : 1;
+    const int64_t gpus = cell("num_gpus", 0) / k;
+    if (k > 1) c.label += fmt::format(" (run on {} GPUs: the table's layouts use 1/{} of its GPU column)", gpus, k);
+    const int64_t tp = cell("TP", 1), pp = cell("PP", 1);
+    const int64_t cp = cell("CP", 1), vp = cell("VP", 1), ep = cell("EP", 1);
+    c.gpus = gpus, c.tp = tp, c.pp = pp, c.seq = cell("seq_len", 0);
     const std::string fsdp = t.at(r, "FSDP");
     std::vector<std::string> blockers;
     ModelSpec shape_free_model;
@@ -292,7 +291,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     const std::string tok = t.at(r, "tokens_per_s_per_gpu");
     // The long-sequence page (NeMo 24.03 / 25.04) prints model TFLOP/s per GPU only; with the
     // page's FLOPs per token (nemo_flops_per_token, NeMo 1.x / 2.0's formula) it is tokens/s per
-    // GPU. Its rows "without CP" ran "the most performant configuration without CP", not listed.
+    // GPU. Its rows "without CP" ran "the most performant configuration without CP", not listed:
     const std::string notes = t.at(r, "notes");
     const bool long_seq = contains(task, "long sequence");
     // Declared assumption for those rows: NeMo's authors picked the fastest layout without CP that
@@ -349,7 +348,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
         m.dropout = 0;
         m.max_seq = std::max(m.max_seq, c.seq);
       }
-      const int64_t mb = cell_num("micro_batch", 1), gb = cell_num("global_batch", 1);
+      const int64_t mb = cell("micro_batch", 1), gb = cell("global_batch", 1);
       const int64_t per_node = cores_per_node_of(systems.at(sys));  // 4 per GB200/GB300 tray
       // The row's workload on a layout (the stated one, or one of the layouts tried for a row that
       // does not state it); the parameters shadow the row's TP / PP / CP on purpose.

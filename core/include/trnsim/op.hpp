@@ -149,7 +149,7 @@ struct Op {
 
   bool is_collective() const { return engine == Engine::Collective; }
   // Identical ops (same work on the same hardware) share a key, so timing can be memoised. The key
-  // holds every field lowering reads (test_op_key.cpp changes each and checks the key changes).
+  // holds every field lowering reads (tests/sim/test_op_memo.cpp changes each and checks the key changes).
   std::string shape_key() const;
   OpShape shape() const {
     return {static_cast<int>(kind), static_cast<int>(engine), static_cast<int>(dtype), static_cast<int>(out_dtype), inputs, passes,
