@@ -119,7 +119,7 @@ py::dict run(const py::object& workload, const py::object& trace) {
     opt.trace = !trace_file.empty();
     const trnsim::StepResult r = trnsim::execute_step(s, opt);
     report = trnsim::make_report(s, r);
-    trnsim::add_interval(report, s.hw);  // as `trnsim run` does
+    trnsim::add_interval(report, s);  // as `trnsim run` does
     if (opt.trace) trnsim::write_file_atomically(trace_file, trnsim::step_trace_json(s, r));
   }
   return to_python(report);

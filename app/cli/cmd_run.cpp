@@ -44,7 +44,7 @@ int cmd_run(const ArgList& argv) {
   StepResult r = execute_step(s, opt);
   if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
-  add_interval(report, s.hw);  // when results/validation.json is there
+  add_interval(report, s);  // when results/validation.json is there
   if (opt.trace) {
     write_file_atomically(a.get("trace"), step_trace_json(s, r));
     if (r.micro_batches_simulated < s.plan.micro_batches)

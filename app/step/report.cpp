@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace trnsim {
@@ -213,9 +214,10 @@ std::string render_text(const nlohmann::json& j) {
   o += fmt::format("\nstep time            {:10.4f} s   (critical stage {})\n", st["step_time_s"].get<double>(),
                    st["critical_stage"].get<int>());
   if (j.contains("interval"))
-    o += fmt::format("  90% interval       {:.4f} - {:.4f} s   ({}; {} residuals)\n",
+    o += fmt::format("  90% interval       {:.4f} - {:.4f} s   ({}; {} residuals; fitted parameters +-{:.1f} % at 1 s.d.)\n",
                      j["interval"]["step_time_s"][0].get<double>(), j["interval"]["step_time_s"][1].get<double>(),
-                     j["interval"]["basis"].get<std::string>(), j["interval"]["residual_rows"].get<size_t>());
+                     j["interval"]["basis"].get<std::string>(), j["interval"]["residual_rows"].get<size_t>(),
+                     100 * std::expm1(j["interval"].value("parameter_sigma_log", 0.0)));
   for (auto [k, label] : std::vector<std::pair<const char*, const char*>>{{"compute", "compute"},
                                                                           {"recompute", "recompute"},
                                                                           {"tp_comm_exposed", "TP comm (exposed)"},

@@ -10,6 +10,8 @@
 #include <tuple>
 
 #include "scenario.hpp"
+#include "step_executor.hpp"
+#include "validation.hpp"
 #include "validation_case.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/json_reader.hpp"
@@ -35,7 +37,7 @@ double bf16_per_chip(const HwSpec& hw) { return hw.tensor.peak_tflops[static_cas
 namespace {
 struct Residual {
   std::string family, dataset;
-  double e;
+  double e, param_sigma;
 };
 // Performance rows with a leave-one-dataset-out error (predicted or calibration rows).
 std::vector<Residual> residuals(const nlohmann::json& rows) {
@@ -45,7 +47,7 @@ std::vector<Residual> residuals(const nlohmann::json& rows) {
     if (!is_performance_quantity(r.value("quantity", ""))) continue;
     const std::string st = r.value("status", "");
     if (st != "predicted" && st != "calibration") continue;
-    out.push_back({r["family"], r["dataset"], r["error_lodo_pct"].get<double>() / 100});
+    out.push_back({r["family"], r["dataset"], r["error_lodo_pct"].get<double>() / 100, r.value("lodo_param_sigma", 0.0)});
   }
   return out;
 }
@@ -96,8 +98,11 @@ nlohmann::json coverage_by(const std::vector<Residual>& res, Key key) {
   for (const auto& r : res) {
     size_t n = 0;
     if (!bounds.count(r.dataset)) bounds[r.dataset] = bounds_of(g, r.dataset, n);
-    const auto [lo, hi] = bounds[r.dataset];
-    if (std::isnan(lo)) continue;  // no other dataset to build an interval from
+    if (std::isnan(bounds[r.dataset].first)) continue;  // no other dataset to build an interval from
+    Interval iv;
+    std::tie(iv.e_lo, iv.e_hi) = bounds[r.dataset];
+    iv = with_parameter_sigma(iv, r.param_sigma);
+    const double lo = iv.e_lo, hi = iv.e_hi;
     for (Count* c : {&by[key(r)], &by["all"]}) {
       ++c->rows;
       if (r.e >= lo && r.e <= hi) ++c->covered;
@@ -109,6 +114,15 @@ nlohmann::json coverage_by(const std::vector<Residual>& res, Key key) {
   return out;
 }
 }  // namespace
+
+Interval with_parameter_sigma(Interval iv, double sigma) {
+  if (!(sigma > 0)) return iv;
+  const double lo = std::log1p(iv.e_lo), hi = std::log1p(iv.e_hi), mid = (lo + hi) / 2, w = 1.6449 * sigma;  // 90 %: +-1.645 s.d.
+  iv.e_lo = std::expm1(std::min(lo, mid - w));
+  iv.e_hi = std::expm1(std::max(hi, mid + w));
+  iv.param_sigma = sigma;
+  return iv;
+}
 
 nlohmann::json interval_coverage(const nlohmann::json& rows) {
   return coverage_by(residuals(rows), [](const Residual& r) { return r.family; });
@@ -131,6 +145,13 @@ IntervalModel::IntervalModel(const std::string& validation_json) {
       measured_.push_back({bf16_per_chip(hw), hw.hbm.bandwidth_per_chip.base(), r["family"].get<std::string>()});
     }
   }
+  // The in-sample fits' covariances, per hw file of their family (calibration log).
+  if (doc.contains("calibration") && doc["calibration"].is_object())
+    for (auto it = doc["calibration"].begin(); it != doc["calibration"].end(); ++it) {
+      if (!it.value().contains("log_covariance") || !it.value().contains("hw_files")) continue;
+      const auto cov = it.value()["log_covariance"].get<std::map<std::string, std::map<std::string, double>>>();
+      for (const auto& f : it.value()["hw_files"]) covariance_[f.get<std::string>()] = cov;
+    }
   if (groups_.empty())
     throw ConfigError(fmt::format("{}: no performance row has a leave-one-dataset-out error; regenerate it with "
                                   "`trnsim validation`", validation_json));
@@ -152,6 +173,11 @@ Interval IntervalModel::for_hw(const HwSpec& hw) const {
   return iv;
 }
 
+std::map<std::string, std::map<std::string, double>> IntervalModel::covariance_for(const std::string& hw_name) const {
+  const auto it = covariance_.find(hw_name);
+  return it == covariance_.end() ? std::map<std::string, std::map<std::string, double>>{} : it->second;
+}
+
 std::string validation_results_file() {
   const std::string file = data_dir() + "/results/validation.json";
   return std::filesystem::exists(file) ? file : std::string();
@@ -162,14 +188,31 @@ nlohmann::json interval_json(const Interval& iv, double t, double tps) {
           {"basis", iv.basis},
           {"extrapolated", iv.extrapolated},
           {"residual_rows", iv.rows},
+          {"parameter_sigma_log", iv.param_sigma},
           {"step_time_s", {iv.time_lo(t), iv.time_hi(t)}},
           {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
 }
 
-void add_interval(nlohmann::json& report, const HwSpec& hw) {
+void add_interval(nlohmann::json& report, const Scenario& s) {
   const std::string file = validation_results_file();
   if (file.empty()) return;
-  report["interval"] = interval_json(IntervalModel(file).for_hw(hw), report["step"]["step_time_s"].get<double>(),
+  const IntervalModel model(file);
+  Interval iv = model.for_hw(s.hw);
+  const auto cov = model.covariance_for(std::filesystem::path(s.hw.file).stem().string());
+  if (!cov.empty() && s.fits) {
+    const double t = report["step"]["step_time_s"].get<double>();
+    std::map<std::string, double> g;
+    for (const auto& [name, row] : cov) {
+      HwSpec hw = s.hw;
+      double* slot = parameter_slot(hw, name);
+      if (!(*slot > 0)) continue;
+      *slot *= 1.01;
+      const Scenario perturbed = make_scenario(s.workload, s.model, hw);
+      g[name] = -std::log(execute_step(perturbed).step_time_s / t) / std::log(1.01);
+    }
+    iv = with_parameter_sigma(iv, parameter_sigma(cov, g));
+  }
+  report["interval"] = interval_json(iv, report["step"]["step_time_s"].get<double>(),
                                      report["throughput"]["tokens_per_s"].get<double>());
 }
 

@@ -189,6 +189,29 @@ std::vector<ValidationCase> load_corpus(const ValidationOptions& opt) {
 
 namespace {
 
+// The fit a dataset's rows are predicted with when it is left out, and how well it knows its parameters.
+struct LeftOut {
+  FamilyParams params;
+  std::map<std::string, LogCovariance> covariance;  // family -> log-parameter covariance
+};
+
+// d ln(throughput) / d ln(parameter) of one case's prediction `base` for each parameter of its
+// family's fit, by a 1 % step (the step the fit's covariance was taken with).
+std::map<std::string, double> parameter_sensitivity(const ValidationCase& c, const FamilyParams& p, double base) {
+  std::map<std::string, double> g;
+  const auto fam = p.find(c.family);
+  if (fam == p.end()) return g;
+  for (const auto& [name, value] : fam->second) {
+    FamilyParams q = p;
+    q[c.family][name] = value * 1.01;
+    double pred = 0;
+    std::string status;
+    if (value > 0 && predict_case(c, q, pred, status))
+      g[name] = std::log(as_throughput(c.quantity, pred) / as_throughput(c.quantity, base)) / std::log(1.01);
+  }
+  return g;
+}
+
 std::string layout_text(const Workload& w) {
   return fmt::format("TP{} PP{} DP{}{}{} VP{} mb{} gb{} seq{} {} {}{}", w.tp, w.pp, w.dp, w.cp > 1 ? fmt::format(" CP{}", w.cp) : "",
                      w.ep > 1 ? fmt::format(" EP{}", w.ep) : "", w.virtual_stages, w.micro_batch, w.global_batch, w.seq_len,
@@ -200,7 +223,7 @@ std::string layout_text(const Workload& w) {
 
 // One row of validation.json: the case, its layout, and its prediction (or why there is none),
 // with the leave-one-dataset-out error where that fit exists.
-nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, const std::map<std::string, FamilyParams>& lodo,
+nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, const std::map<std::string, LeftOut>& lodo,
                           bool leave_one_out) {
   nlohmann::json j = {{"dataset", c.dataset}, {"row", c.row},           {"label", c.label},
                       {"family", c.family},   {"model", c.model_name}, {"quantity", to_string(c.quantity)},
@@ -225,7 +248,13 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
     if (leave_one_out && is_performance(c.quantity) && it != lodo.end()) {
       double p2 = 0;
       std::string s2;
-      if (predict_case(c, it->second, p2, s2)) j["error_lodo_pct"] = 100 * signed_error(c, p2);
+      if (predict_case(c, it->second.params, p2, s2)) {
+        j["error_lodo_pct"] = 100 * signed_error(c, p2);
+        // What the left-out fit's parameter uncertainty makes of this prediction (intervals.hpp).
+        const auto cov = it->second.covariance.find(c.family);
+        if (cov != it->second.covariance.end())
+          j["lodo_param_sigma"] = parameter_sigma(cov->second, parameter_sensitivity(c, it->second.params, p2));
+      }
     }
   } else {
     j["status"] = status.rfind("not expressible", 0) == 0 ? "not expressible" : "refused";
@@ -269,12 +298,14 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
   // Pass 2 of the declared fit (fit_families): a family whose rows leave a host parameter to its
   // prior refits with the prior centred on the pooled fit of the families whose rows pin it, under
   // the same rows left out. Tasks carry the centres; the results come back as JSON.
-  auto run_fits = [&](const std::vector<FitTask>& tasks, const std::vector<std::map<std::string, double>>& centres) {
+  using Pooled = std::pair<std::map<std::string, double>, std::map<std::string, double>>;  // centres, spreads
+  auto run_fits = [&](const std::vector<FitTask>& tasks, const std::vector<Pooled>& pooled) {
     return fork_map(tasks.size(), opt.jobs, [&](size_t i) {
       nlohmann::json log = nlohmann::json::object();
       const auto f = fit_family(cases, tasks[i].family, tasks[i].exclude, tasks[i].exclude.empty() ? &log : nullptr,
-                                centres.empty() ? std::map<std::string, double>{} : centres[i]);
-      return nlohmann::json{{"parameters", f.params}, {"unpinned", f.unpinned}, {"log", log}}.dump();
+                                pooled.empty() ? std::map<std::string, double>{} : pooled[i].first,
+                                pooled.empty() ? std::map<std::string, double>{} : pooled[i].second);
+      return nlohmann::json{{"parameters", f.params}, {"unpinned", f.unpinned}, {"log_cov", f.log_cov}, {"log", log}}.dump();
     });
   };
   nlohmann::json fit_log = nlohmann::json::object();
@@ -283,7 +314,7 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     for (size_t i = 0; i < tasks.size(); ++i) {
       const auto j = nlohmann::json::parse(out[i]);
       fits[{tasks[i].exclude, tasks[i].family}] = {j["parameters"].get<std::map<std::string, double>>(),
-                                                   j["unpinned"].get<std::set<std::string>>()};
+                                                   j["unpinned"].get<std::set<std::string>>(), j["log_cov"].get<LogCovariance>()};
       for (auto it = j["log"].begin(); it != j["log"].end(); ++it) fit_log[it.key()] = it.value();
     }
   };
@@ -293,10 +324,10 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     for (const auto& c : cases)
       if (c.has_workload) row_families[c.dataset].insert(c.family);
     std::vector<FitTask> second;
-    std::vector<std::map<std::string, double>> centres;
+    std::vector<Pooled> centres;
     for (auto& r : pooled_refits(fits, calibrated_in, row_families, opt.leave_one_out)) {
       second.push_back({r.exclude, r.family, 0});
-      centres.push_back(std::move(r.centres));
+      centres.emplace_back(std::move(r.centres), std::move(r.spreads));
     }
     if (!second.empty()) {
       progress(opt.progress, fmt::format("refitting {} fit(s) whose host prior the rows do not pin, with the pooled prior", second.size()));
@@ -304,12 +335,13 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     }
   }
   FamilyParams params;
-  std::map<std::pair<std::string, std::string>, std::map<std::string, double>> lodo_fit;
+  std::map<std::string, LogCovariance> covariance;  // family -> in-sample fit's
+  std::map<FitKey, FamilyFit> lodo_fit;
   for (const auto& [key, f] : fits) {
     if (key.first.empty()) {
-      if (!f.params.empty()) params[key.second] = f.params;
+      if (!f.params.empty()) params[key.second] = f.params, covariance[key.second] = f.log_cov;
     } else {
-      lodo_fit[key] = f.params;
+      lodo_fit[key] = f;
     }
   }
   // Hardware files must carry the fitted values, or the seed reproduction and `trnsim run`
@@ -324,17 +356,17 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
         if (std::abs(*parameter_slot(hw, name) - v) > 2e-3 * parameter_scale(name))
           stale.push_back(fmt::format("hw/{}.json {} = {} (fit: {})", file, name, *parameter_slot(hw, name), v));
     }
-  std::map<std::string, FamilyParams> lodo;  // dataset -> parameters fitted without it
+  std::map<std::string, LeftOut> lodo;  // dataset -> parameters fitted without it
   std::map<std::string, std::vector<std::string>> lodo_unfitted;
   if (opt.leave_one_out) {
     std::set<std::string> ds;
     for (const auto& c : cases) ds.insert(c.dataset);
     for (const auto& d : ds) {
-      FamilyParams& l = lodo[d];
+      FamilyParams& l = lodo[d].params;
       for (const auto& [family, p] : params) {
         const auto q = lodo_fit.find({d, family});
-        if (q == lodo_fit.end()) l[family] = p;
-        else if (!q->second.empty()) l[family] = q->second;
+        if (q == lodo_fit.end()) l[family] = p, lodo[d].covariance[family] = covariance[family];
+        else if (!q->second.params.empty()) l[family] = q->second.params, lodo[d].covariance[family] = q->second.log_cov;
       }
       std::set<std::string> fams;
       for (const auto& c : cases)
@@ -414,7 +446,8 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
   v["calibration"] = fit_log;
   v["stale_hw_files"] = stale;
   nlohmann::json lj = nlohmann::json::object();
-  for (const auto& [d, p] : lodo) lj[d] = {{"parameters", p}, {"families_without_other_data", lodo_unfitted[d]}};
+  for (const auto& [d, p] : lodo)
+    lj[d] = {{"parameters", p.params}, {"log_covariance", p.covariance}, {"families_without_other_data", lodo_unfitted[d]}};
   v["leave_one_dataset_out"] = lj;
   v["sample_single"] = opt.sample_single;
   v["seed"] = opt.seed;

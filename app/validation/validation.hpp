@@ -43,16 +43,32 @@ FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::s
 // One family's fit (validation_fit.cpp): its parameters (empty when it has no calibration rows
 // outside `exclude`) and the prior-carrying parameters its rows do not pin (their information
 // about it is below the prior's). `prior_centres` moves a prior's centre (pooled_prior_centres).
+// `log_cov`: the covariance of the fitted parameters' logarithms (how well the calibration rows
+// know them): s^2 (J^T J)^-1 at the optimum, J the log residuals' (rows and prior pseudo-rows)
+// derivatives by the log parameters, s^2 the rows' squared log residuals over n - p; an unpinned
+// parameter with a pooled prior is known only as well as the families that pin it agree
+// (`prior_spreads`: its variance is that spread squared, uncorrelated with the others).
+using LogCovariance = std::map<std::string, std::map<std::string, double>>;
 struct FamilyFit {
   std::map<std::string, double> params;
   std::set<std::string> unpinned;
+  LogCovariance log_cov;
 };
 FamilyFit fit_family(const std::vector<ValidationCase>& cases, const std::string& family, const std::string& exclude,
-                     nlohmann::json* log = nullptr, const std::map<std::string, double>& prior_centres = {});
+                     nlohmann::json* log = nullptr, const std::map<std::string, double>& prior_centres = {},
+                     const std::map<std::string, double>& prior_spreads = {});
 // For `family`'s unpinned parameters, the geometric mean of the same parameter over the other
 // families of one fit (same rows left out) whose rows pin it; a parameter no family pins is absent.
 std::map<std::string, double> pooled_prior_centres(const std::map<std::string, FamilyFit>& fits,
                                                    const std::string& family);
+// The same parameters' spread: the sample standard deviation of their logarithms over the pinning
+// families, times sqrt(1 + 1/n) (where a new member of that group may fall); only where n >= 2.
+std::map<std::string, double> pooled_prior_spreads(const std::map<std::string, FamilyFit>& fits,
+                                                   const std::string& family);
+// sqrt(g^T C g): the log-throughput standard deviation a prediction inherits from its family's
+// fitted parameters, `g` its sensitivity d ln(throughput) / d ln(parameter) (names absent from
+// either side count as zero).
+double parameter_sigma(const LogCovariance& cov, const std::map<std::string, double>& g);
 // Pass 2 of the declared fit: the fits to redo with a pooled prior. `fits`: pass 1, keyed by
 // (left-out dataset, or "" for in-sample; family). `calibrated_in`: dataset -> families it has
 // calibration rows of. `row_families`: dataset -> families of its rows (whose left-out predictions
@@ -62,7 +78,7 @@ std::map<std::string, double> pooled_prior_centres(const std::map<std::string, F
 // fits move the family's pooled centre.
 struct PooledRefit {
   std::string exclude, family;
-  std::map<std::string, double> centres;
+  std::map<std::string, double> centres, spreads;
 };
 using FitKey = std::pair<std::string, std::string>;
 std::vector<PooledRefit> pooled_refits(const std::map<FitKey, FamilyFit>& fits,

@@ -99,7 +99,8 @@ std::vector<std::string> family_hw_files(const std::string& family) {
 
 // One family's fit on its calibration rows (dataset `exclude` left out); empty when none remain.
 FamilyFit fit_family(const std::vector<ValidationCase>& cases, const std::string& family, const std::string& exclude,
-                     nlohmann::json* log, const std::map<std::string, double>& prior_centres) {
+                     nlohmann::json* log, const std::map<std::string, double>& prior_centres,
+                     const std::map<std::string, double>& prior_spreads) {
   std::vector<const ValidationCase*> rows;
   for (const auto& c : cases)
     if (c.calibration && c.family == family && c.dataset != exclude) rows.push_back(&c);
@@ -232,6 +233,32 @@ FamilyFit fit_family(const std::vector<ValidationCase>& cases, const std::string
     const double prior_slope = kTypicalRow / std::log(d.prior_factor) * d.scale / (value + floor);
     if (data_info < prior_slope * prior_slope) out.unpinned.insert(names[k]);
   }
+  // How well the rows know the parameters (validation.hpp, FamilyFit::log_cov): J by a 1 % step of
+  // each parameter (inward at a bound), s^2 over n - p degrees of freedom, then the pooled spread
+  // for an unpinned parameter whose prior centre is the other families' fit.
+  {
+    const Eigen::Index np = idx(names.size()), nrows = idx(rows.size());
+    Eigen::MatrixXd J(r.size(), np);
+    for (Eigen::Index k = 0; k < np; ++k) {
+      const ParamDef& d = param_def(names[static_cast<size_t>(k)]);
+      const double v = x(k) * d.scale;
+      const double f = v * 1.01 > d.hi ? 1 / 1.01 : 1.01;
+      Eigen::VectorXd xp = x;
+      xp(k) = v * f / d.scale;
+      J.col(k) = v > 0 ? Eigen::VectorXd((residual(xp) - r) / std::log(f)) : Eigen::VectorXd::Zero(r.size());
+    }
+    const double s2 = r.head(nrows).squaredNorm() / static_cast<double>(std::max<Eigen::Index>(1, nrows - np));
+    const Eigen::MatrixXd cov = s2 * (J.transpose() * J).completeOrthogonalDecomposition().pseudoInverse();
+    for (Eigen::Index a = 0; a < np; ++a)
+      for (Eigen::Index b = 0; b < np; ++b) out.log_cov[names[static_cast<size_t>(a)]][names[static_cast<size_t>(b)]] = cov(a, b);
+    for (const auto& [name, spread] : prior_spreads) {
+      if (!out.unpinned.count(name) || !out.log_cov.count(name)) continue;
+      for (auto& [other, row] : out.log_cov) {
+        row[name] = other == name ? spread * spread : 0.0;
+        out.log_cov[name][other] = row[name];
+      }
+    }
+  }
   if (log) {
     nlohmann::json rows_j = nlohmann::json::array();
     for (const auto* c : rows) rows_j.push_back(fmt::format("{} row {} ({})", c->dataset, c->row, c->label));
@@ -245,6 +272,12 @@ FamilyFit fit_family(const std::vector<ValidationCase>& cases, const std::string
                       {"priors", priors},
                       {"rows", rows_j},
                       {"iterations", it},
+                      {"log_covariance", out.log_cov},
+                      {"log_parameter_sigma", [&] {
+                         nlohmann::json sig = nlohmann::json::object();
+                         for (const auto& n : names) sig[n] = std::sqrt(std::max(0.0, out.log_cov[n][n]));
+                         return sig;
+                       }()},
                       {"rms_log_residual", std::sqrt(r.head(idx(rows.size())).squaredNorm() / static_cast<double>(rows.size()))},
                       {"hw_files", files}};
   }
@@ -269,6 +302,37 @@ std::map<std::string, double> pooled_prior_centres(const std::map<std::string, F
   return out;
 }
 
+std::map<std::string, double> pooled_prior_spreads(const std::map<std::string, FamilyFit>& fits,
+                                                   const std::string& family) {
+  std::map<std::string, double> out;
+  const auto own = fits.find(family);
+  if (own == fits.end()) return out;
+  for (const auto& name : own->second.unpinned) {
+    std::vector<double> logs;
+    for (const auto& [other, f] : fits)
+      if (other != family && !f.unpinned.count(name) && f.params.count(name)) logs.push_back(std::log(f.params.at(name)));
+    if (logs.size() < 2) continue;
+    const double n = static_cast<double>(logs.size());
+    double mean = 0, ss = 0;
+    for (double l : logs) mean += l / n;
+    for (double l : logs) ss += (l - mean) * (l - mean);
+    out[name] = std::sqrt(ss / (n - 1)) * std::sqrt(1 + 1 / n);
+  }
+  return out;
+}
+
+double parameter_sigma(const LogCovariance& cov, const std::map<std::string, double>& g) {
+  double var = 0;
+  for (const auto& [a, ga] : g)
+    for (const auto& [b, gb] : g) {
+      const auto row = cov.find(a);
+      if (row == cov.end()) continue;
+      const auto c = row->second.find(b);
+      if (c != row->second.end()) var += ga * c->second * gb;
+    }
+  return std::sqrt(std::max(0.0, var));
+}
+
 std::vector<PooledRefit> pooled_refits(const std::map<FitKey, FamilyFit>& fits,
                                        const std::map<std::string, std::set<std::string>>& calibrated_in,
                                        const std::map<std::string, std::set<std::string>>& row_families, bool leave_one_out) {
@@ -291,13 +355,14 @@ std::vector<PooledRefit> pooled_refits(const std::map<FitKey, FamilyFit>& fits,
   std::vector<PooledRefit> out;
   const auto in_sample = fits_under("");
   for (const auto& f : families)
-    if (auto c = pooled_prior_centres(in_sample, f); !c.empty()) out.push_back({"", f, std::move(c)});
+    if (auto c = pooled_prior_centres(in_sample, f); !c.empty()) out.push_back({"", f, std::move(c), pooled_prior_spreads(in_sample, f)});
   if (!leave_one_out) return out;
   for (const auto& [d, fams] : row_families) {
     const auto under = fits_under(d);
     for (const auto& f : fams) {
       auto c = pooled_prior_centres(under, f);
-      if (!c.empty() && (calibrates(d, f) || c != pooled_prior_centres(in_sample, f))) out.push_back({d, f, std::move(c)});
+      if (!c.empty() && (calibrates(d, f) || c != pooled_prior_centres(in_sample, f)))
+        out.push_back({d, f, std::move(c), pooled_prior_spreads(under, f)});
     }
   }
   return out;
@@ -314,7 +379,7 @@ FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::s
   std::map<FitKey, FamilyFit> fits;
   for (const auto& family : families) fits[{"", family}] = fit_family(cases, family, exclude, log);
   for (const auto& r : pooled_refits(fits, {}, {}, false))
-    fits[{"", r.family}] = fit_family(cases, r.family, exclude, log, r.centres);
+    fits[{"", r.family}] = fit_family(cases, r.family, exclude, log, r.centres, r.spreads);
   FamilyParams out;
   for (const auto& [key, f] : fits)
     if (!f.params.empty()) out[key.second] = f.params;

@@ -392,7 +392,7 @@ TEST_CASE("the host prior decides only where the rows do not: unpinned dispatch 
 
 TEST_CASE("pooled refits: which fits redo with a pooled prior, in-sample and with a dataset left out", "[validation][calibration]") {
   const auto fit = [](double us, bool pinned) {
-    return FamilyFit{{{"host.dispatch_s", us * 1e-6}}, pinned ? std::set<std::string>{} : std::set<std::string>{"host.dispatch_s"}};
+    return FamilyFit{{{"host.dispatch_s", us * 1e-6}}, pinned ? std::set<std::string>{} : std::set<std::string>{"host.dispatch_s"}, {}};
   };
   std::map<FitKey, FamilyFit> fits;
   fits[{"", "a100"}] = fit(60, true);
@@ -425,15 +425,21 @@ TEST_CASE("pooled refits: which fits redo with a pooled prior, in-sample and wit
 
 TEST_CASE("pooled host prior: the geometric mean of the families whose rows pin the parameter", "[validation][calibration]") {
   std::map<std::string, FamilyFit> fits;
-  fits["a100"] = {{{"host.dispatch_s", 60e-6}, {"tensor.efficiency", 0.86}}, {}};
-  fits["h100"] = {{{"host.dispatch_s", 15e-6}}, {}};
-  fits["h100_500w"] = {{{"host.dispatch_s", 10e-6}}, {"host.dispatch_s"}};
-  fits["blackwell"] = {{{"host.dispatch_s", 10e-6}}, {"host.dispatch_s"}};
-  fits["trainium"] = {{{"host.trace_s", 130e-6}}, {}};
+  fits["a100"] = {{{"host.dispatch_s", 60e-6}, {"tensor.efficiency", 0.86}}, {}, {}};
+  fits["h100"] = {{{"host.dispatch_s", 15e-6}}, {}, {}};
+  fits["h100_500w"] = {{{"host.dispatch_s", 10e-6}}, {"host.dispatch_s"}, {}};
+  fits["blackwell"] = {{{"host.dispatch_s", 10e-6}}, {"host.dispatch_s"}, {}};
+  fits["trainium"] = {{{"host.trace_s", 130e-6}}, {}, {}};
   const auto c = pooled_prior_centres(fits, "h100_500w");
   REQUIRE(c.size() == 1);
   CHECK(c.at("host.dispatch_s") == Approx(30e-6));  // sqrt(60 x 15); unpinned blackwell is not pooled
   CHECK(pooled_prior_centres(fits, "a100").empty());  // pinned: keeps its documented prior
   fits["trainium"].unpinned = {"host.trace_s"};
   CHECK(pooled_prior_centres(fits, "trainium").empty());  // no other family pins a trace cost
+  // Its spread: the s.d. of ln 60 and ln 15 (|ln 4| / sqrt 2) times sqrt(1 + 1/2); one pinning family gives none.
+  const auto s = pooled_prior_spreads(fits, "h100_500w");
+  REQUIRE(s.size() == 1);
+  CHECK(s.at("host.dispatch_s") == Approx(std::log(4.0) / std::sqrt(2.0) * std::sqrt(1.5)));
+  fits["h100"].unpinned = {"host.dispatch_s"};
+  CHECK(pooled_prior_spreads(fits, "h100_500w").empty());
 }
