@@ -133,6 +133,7 @@ nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, 
   o.space.axes = cell_axes(s, h, c.precision);
   if (!h.stack.empty()) use_stack(o.space, h.stack, stack_lookup());  // after the axes: the study's named axes win
   o.top_k = 1;
+  o.keep_workloads = true;  // the best row's workload, for its interval's parameter term
   o.train_tokens = s.train_tokens.front();
   const nlohmann::json doc = run_search(o);
   nlohmann::json row = {{"model", m.model}, {"hw", h.hw}, {"precision_axis", c.precision}, {"chips", nodes * hw.chips_per_node},
@@ -144,8 +145,8 @@ nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, 
     return row;
   }
   const auto& best = doc["top_by_throughput"][0];
-  const Interval iv = intervals.for_hw(hw);
   const double t = best["step_time_s"].get<double>(), tps = best["tokens_per_s"].get<double>();
+  const Interval iv = intervals.for_scenario(scenario_from_json(best["workload"], fmt::format("{} on {}", m.model, h.hw)), t);
   row["status"] = "ok";
   row["layout"] = best["id"];
   for (const char* k : {"precision", "tp", "pp", "dp", "ep", "cp", "micro_batch", "zero", "checkpointing", "mfu",
@@ -163,7 +164,8 @@ nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, 
   row["tokens_per_s"] = tps;
   row["tokens_per_s_interval"] = {iv.throughput_lo(tps), iv.throughput_hi(tps)};
   row["interval"] = {{"basis", iv.basis}, {"extrapolated", iv.extrapolated}, {"residual_rows", iv.rows},
-                     {"error_p5_pct", 100 * iv.e_lo}, {"error_p95_pct", 100 * iv.e_hi}};
+                     {"error_p5_pct", 100 * iv.e_lo}, {"error_p95_pct", 100 * iv.e_hi},
+                     {"parameter_sigma_log", iv.param_sigma}};
   nlohmann::json usd = nlohmann::json::object(), usd_iv = nlohmann::json::object();
   for (const auto& plan : prices.plans) {
     const auto p = prices.price(h.hw, plan);

@@ -25,6 +25,7 @@ struct SearchOptions {
   bool exhaustive = false;  // simulate every layout that fits (for exactness checks)
   bool progress = false;
   int threads = 1;  // plan shapes are built on this many threads (step simulations run on one: SystemC)
+  bool keep_workloads = false;  // each simulated row carries "workload": its workload file's JSON (compare re-runs it)
 };
 
 // The result document: top_by_throughput, top_by_cost (rows with breakdowns), pareto (rows),

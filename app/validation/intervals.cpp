@@ -173,6 +173,21 @@ Interval IntervalModel::for_hw(const HwSpec& hw) const {
   return iv;
 }
 
+Interval IntervalModel::for_scenario(const Scenario& s, double t) const {
+  const Interval iv = for_hw(s.hw);
+  const auto cov = covariance_for(std::filesystem::path(s.hw.file).stem().string());
+  if (cov.empty() || !s.fits) return iv;
+  std::map<std::string, double> g;
+  for (const auto& [name, row] : cov) {
+    HwSpec hw = s.hw;
+    double* slot = parameter_slot(hw, name);
+    if (!(*slot > 0)) continue;
+    *slot *= 1.01;
+    g[name] = -std::log(execute_step(make_scenario(s.workload, s.model, hw)).step_time_s / t) / std::log(1.01);
+  }
+  return with_parameter_sigma(iv, parameter_sigma(cov, g));
+}
+
 std::map<std::string, std::map<std::string, double>> IntervalModel::covariance_for(const std::string& hw_name) const {
   const auto it = covariance_.find(hw_name);
   return it == covariance_.end() ? std::map<std::string, std::map<std::string, double>>{} : it->second;
@@ -196,22 +211,7 @@ nlohmann::json interval_json(const Interval& iv, double t, double tps) {
 void add_interval(nlohmann::json& report, const Scenario& s) {
   const std::string file = validation_results_file();
   if (file.empty()) return;
-  const IntervalModel model(file);
-  Interval iv = model.for_hw(s.hw);
-  const auto cov = model.covariance_for(std::filesystem::path(s.hw.file).stem().string());
-  if (!cov.empty() && s.fits) {
-    const double t = report["step"]["step_time_s"].get<double>();
-    std::map<std::string, double> g;
-    for (const auto& [name, row] : cov) {
-      HwSpec hw = s.hw;
-      double* slot = parameter_slot(hw, name);
-      if (!(*slot > 0)) continue;
-      *slot *= 1.01;
-      const Scenario perturbed = make_scenario(s.workload, s.model, hw);
-      g[name] = -std::log(execute_step(perturbed).step_time_s / t) / std::log(1.01);
-    }
-    iv = with_parameter_sigma(iv, parameter_sigma(cov, g));
-  }
+  const Interval iv = IntervalModel(file).for_scenario(s, report["step"]["step_time_s"].get<double>());
   report["interval"] = interval_json(iv, report["step"]["step_time_s"].get<double>(),
                                      report["throughput"]["tokens_per_s"].get<double>());
 }

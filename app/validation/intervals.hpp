@@ -52,6 +52,10 @@ class IntervalModel {
   // malformed file is a ConfigError naming it.
   explicit IntervalModel(const std::string& validation_json);
   Interval for_hw(const HwSpec& hw) const;
+  // for_hw() plus the parameter term of scenario `s`, whose step takes `step_time_s`: its
+  // sensitivity to each fitted parameter of the hw file's family (the step re-simulated with the
+  // parameter 1 % higher) through the in-sample fit's covariance (`trnsim run`, `trnsim compare`).
+  Interval for_scenario(const Scenario& s, double step_time_s) const;
   // The in-sample fit's log-parameter covariance of the family whose hw files include `hw_name`
   // (validation.json's calibration log); empty when none does.
   std::map<std::string, std::map<std::string, double>> covariance_for(const std::string& hw_name) const;

@@ -11,6 +11,9 @@
 #include "prices.hpp"
 #include "validation.hpp"
 #include "scenario.hpp"
+#include "search.hpp"
+#include "search_space.hpp"
+#include "step_executor.hpp"
 #include "trnsim/error.hpp"
 
 using namespace trnsim;
@@ -207,6 +210,42 @@ TEST_CASE("a compare row: $ per million tokens = price x nodes / tokens per seco
     "models": [{"model": "llama2-7b", "chips": 8, "global_batch": 64}]})");
   o.study = unpriced;
   CHECK_THROWS_WITH(run_compare(o), Catch::Contains("no prices for \"dgx-b300\""));
+}
+
+TEST_CASE("a search row's workload reproduces its step, and its interval's parameter term is sqrt(g^T C g)", "[compare][interval]") {
+  SearchOptions o;
+  o.space.model = "llama2-7b";
+  o.space.hws = {"p5.48xlarge"};
+  o.space.nodes = {1};
+  o.space.seq_len = 2048;
+  o.space.global_batch = 16;
+  o.space.axes = parse_axes("tp=1;pp=1;vs=1;mb=1;sp=off;zero=3;recompute=full;tp_overlap=off;dp_overlap=on;fused=on;attention=flash");
+  o.top_k = 1;
+  o.keep_workloads = true;
+  const auto doc = run_search(o);
+  REQUIRE(doc["top_by_throughput"].size() == 1);
+  const auto& row = doc["top_by_throughput"][0];
+  const Scenario s = scenario_from_json(row["workload"], "row");
+  const double t = row["step_time_s"].get<double>();
+  CHECK(execute_step(s).step_time_s == Approx(t).epsilon(1e-12));
+  // The term by hand: each fitted parameter of the H100 family 1 % higher, the step re-simulated.
+  const IntervalModel m(kValidation);
+  const auto cov = m.covariance_for("p5.48xlarge");
+  REQUIRE(cov.count("host.dispatch_s"));
+  std::map<std::string, double> g;
+  for (const auto& [name, unused] : cov) {
+    HwSpec hw = s.hw;
+    *parameter_slot(hw, name) *= 1.01;
+    g[name] = -std::log(execute_step(make_scenario(s.workload, s.model, hw)).step_time_s / t) / std::log(1.01);
+  }
+  CHECK(g.at("tensor.efficiency") > 0);  // a faster GEMM never slows the step
+  CHECK(g.at("tensor.efficiency") <= 1);
+  CHECK(g.at("host.dispatch_s") <= 0);   // a dearer launch never speeds it
+  const Interval iv = m.for_scenario(s, t);
+  CHECK(iv.param_sigma == Approx(parameter_sigma(cov, g)));
+  const Interval base = m.for_hw(s.hw);
+  CHECK(iv.e_lo <= base.e_lo);
+  CHECK(iv.e_hi >= base.e_hi);
 }
 
 TEST_CASE("a study's hardware runs under its stack profile - an unknown profile is refused by name", "[compare][stack]") {
