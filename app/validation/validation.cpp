@@ -324,14 +324,14 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     for (const auto& c : cases)
       if (c.has_workload) row_families[c.dataset].insert(c.family);
     std::vector<FitTask> second;
-    std::vector<Pooled> centres;
+    std::vector<Pooled> pooled;
     for (auto& r : pooled_refits(fits, calibrated_in, row_families, opt.leave_one_out)) {
       second.push_back({r.exclude, r.family, 0});
-      centres.emplace_back(std::move(r.centres), std::move(r.spreads));
+      pooled.emplace_back(std::move(r.centres), std::move(r.spreads));
     }
     if (!second.empty()) {
       progress(opt.progress, fmt::format("refitting {} fit(s) whose host prior the rows do not pin, with the pooled prior", second.size()));
-      collect(second, run_fits(second, centres));
+      collect(second, run_fits(second, pooled));
     }
   }
   FamilyParams params;
