@@ -5,6 +5,7 @@
 
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "cli_args.hpp"
 #include "command_api.hpp"
@@ -81,24 +82,36 @@ SearchOptions search_options(const Args& a) {
 
 // Each listed layout's 90% interval (issue 25, item 7): the rule of `trnsim run` and `trnsim
 // compare` (intervals.hpp), from results/validation.json's left-out residuals for the layout's
-// hardware; no interval when that file is absent (a tree without validation results).
+// hardware, with its parameter term where that can widen it (the row's workload re-simulated);
+// no interval when that file is absent (a tree without validation results). The rows' workloads
+// are dropped from the output afterwards.
 namespace {
 void add_intervals(nlohmann::json& doc) {
   const std::string file = validation_results_file();
-  if (file.empty()) return;
-  const IntervalModel model(file);
-  std::map<std::string, Interval> by_hw;
+  const IntervalModel* model = nullptr;
+  std::optional<IntervalModel> loaded;
+  if (!file.empty()) model = &loaded.emplace(file);
+  std::map<std::string, nlohmann::json> by_id;  // a layout listed twice gets one interval
   for (const char* list : {"top_by_throughput", "top_by_cost", "pareto"})
     for (auto& r : doc[list]) {
-      const std::string hw = r["hw"].get<std::string>();
-      auto it = by_hw.find(hw);
-      if (it == by_hw.end()) it = by_hw.emplace(hw, model.for_hw(load_hw_spec(hw_path(hw)))).first;
-      r["interval"] = interval_json(it->second, r["step_time_s"].get<double>(), r["tokens_per_s"].get<double>());
+      if (model) {
+        const std::string id = r["id"].get<std::string>();
+        auto it = by_id.find(id);
+        if (it == by_id.end()) {
+          const double t = r["step_time_s"].get<double>();
+          const Interval iv = model->for_scenario(scenario_from_json(r["workload"], "search row " + id), t, true);
+          it = by_id.emplace(id, interval_json(iv, t, r["tokens_per_s"].get<double>())).first;
+        }
+        r["interval"] = it->second;
+      }
+      r.erase("workload");
     }
 }
 }  // namespace
 
-nlohmann::json search_checked(const SearchOptions& o) {
+nlohmann::json search_checked(const SearchOptions& options) {
+  SearchOptions o = options;
+  o.keep_workloads = true;  // for the intervals' parameter term
   nlohmann::json doc = run_search(o);
   if (doc["counts"]["enumerated"].get<size_t>() == 0)
     throw UsageError("trnsim search: the space is empty: no layout of these --nodes and --axes passes the divisibility "

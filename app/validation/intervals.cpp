@@ -173,10 +173,20 @@ Interval IntervalModel::for_hw(const HwSpec& hw) const {
   return iv;
 }
 
-Interval IntervalModel::for_scenario(const Scenario& s, double t) const {
-  const Interval iv = for_hw(s.hw);
+Interval IntervalModel::for_scenario(const Scenario& s, double t, bool skip_if_inside) const {
+  Interval iv = for_hw(s.hw);
   const auto cov = covariance_for(std::filesystem::path(s.hw.file).stem().string());
   if (cov.empty() || !s.fits) return iv;
+  if (skip_if_inside) {
+    double largest = 0;
+    for (const auto& [name, row] : cov) largest = std::max(largest, std::sqrt(std::max(0.0, row.at(name))));
+    const double lo = std::log1p(iv.e_lo), hi = std::log1p(iv.e_hi);
+    if (1.6449 * largest <= (hi - lo) / 2) {
+      iv.param_sigma = largest;
+      iv.param_sigma_is_bound = true;
+      return iv;
+    }
+  }
   std::map<std::string, double> g;
   for (const auto& [name, row] : cov) {
     HwSpec hw = s.hw;
@@ -204,6 +214,7 @@ nlohmann::json interval_json(const Interval& iv, double t, double tps) {
           {"extrapolated", iv.extrapolated},
           {"residual_rows", iv.rows},
           {"parameter_sigma_log", iv.param_sigma},
+          {"parameter_sigma_is_upper_bound", iv.param_sigma_is_bound},
           {"step_time_s", {iv.time_lo(t), iv.time_hi(t)}},
           {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
 }

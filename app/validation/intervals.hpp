@@ -42,6 +42,7 @@ struct Interval {
   double time_lo(double t) const { return t * (1 + e_lo); }
   double time_hi(double t) const { return t * (1 + e_hi); }
   double param_sigma = 0;  // log-throughput s.d. from the fitted parameters (0: not applied)
+  bool param_sigma_is_bound = false;  // param_sigma is the family's largest parameter s.d., not this step's term
 };
 // `iv` widened to +-1.645 `sigma` (1 s.d. of log throughput) about its log centre where that is wider (header).
 Interval with_parameter_sigma(Interval iv, double sigma);
@@ -55,7 +56,11 @@ class IntervalModel {
   // for_hw() plus the parameter term of scenario `s`, whose step takes `step_time_s`: its
   // sensitivity to each fitted parameter of the hw file's family (the step re-simulated with the
   // parameter 1 % higher) through the in-sample fit's covariance (`trnsim run`, `trnsim compare`).
-  Interval for_scenario(const Scenario& s, double step_time_s) const;
+  // With `skip_if_inside`, the re-simulations are skipped where the term cannot widen the interval:
+  // a step's sensitivities are shares of its time (|g| summing to at most 1), so its term is at most
+  // the family's largest parameter s.d.; when 1.645 times that is inside the interval the result is
+  // for_hw()'s, with that bound reported (`trnsim search`, which lists up to 60 rows).
+  Interval for_scenario(const Scenario& s, double step_time_s, bool skip_if_inside = false) const;
   // The in-sample fit's log-parameter covariance of the family whose hw files include `hw_name`
   // (validation.json's calibration log); empty when none does.
   std::map<std::string, std::map<std::string, double>> covariance_for(const std::string& hw_name) const;

@@ -243,6 +243,20 @@ TEST_CASE("a search row's workload reproduces its step, and its interval's param
   CHECK(g.at("host.dispatch_s") <= 0);   // a dearer launch never speeds it
   const Interval iv = m.for_scenario(s, t);
   CHECK(iv.param_sigma == Approx(parameter_sigma(cov, g)));
+  CHECK_FALSE(iv.param_sigma_is_bound);
+  // The search's shortcut: H100's host s.d. (x 1.645) reaches past the interval's half-width, so
+  // the term is computed; trn1's parameters are pinned tightly enough that it cannot widen there,
+  // and the family's largest parameter s.d. is reported as a bound instead.
+  double largest_h100 = 0;
+  for (const auto& [name, row] : cov) largest_h100 = std::max(largest_h100, std::sqrt(row.at(name)));
+  const double half = (std::log1p(m.for_hw(s.hw).e_hi) - std::log1p(m.for_hw(s.hw).e_lo)) / 2;
+  CHECK(1.6449 * largest_h100 > half);
+  CHECK_FALSE(m.for_scenario(s, t, true).param_sigma_is_bound);
+  const Scenario trn1 = load_scenario(std::string(TRNSIM_SOURCE_DIR) + "/workloads/llama7b_tp8_dp512.json");
+  const Interval skipped = m.for_scenario(trn1, execute_step(trn1).step_time_s, true);
+  CHECK(skipped.param_sigma_is_bound);
+  CHECK(1.6449 * skipped.param_sigma <= half);
+  CHECK(skipped.e_lo == m.for_hw(trn1.hw).e_lo);
   const Interval base = m.for_hw(s.hw);
   CHECK(iv.e_lo <= base.e_lo);
   CHECK(iv.e_hi >= base.e_hi);
