@@ -55,7 +55,7 @@ class IntervalModel {
   Interval for_hw(const HwSpec& hw) const;
   // for_hw() plus the parameter term of scenario `s`, whose step takes `step_time_s`: its
   // sensitivity to each fitted parameter of the hw file's family (the step re-simulated with the
-  // parameter 1 % higher) through the in-sample fit's covariance (`trnsim run`, `trnsim compare`).
+  // parameter 1 % higher) through the in-sample fit's covariance (`trnsim run`, `compare`, `search`).
   // With `skip_if_inside`, the re-simulations are skipped where the term cannot widen the interval:
   // a step's sensitivities are shares of its time (|g| summing to at most 1), so its term is at most
   // the family's largest parameter s.d.; when 1.645 times that is inside the interval the result is

@@ -158,7 +158,7 @@ std::string validation_markdown(const nlohmann::json& v) {
   }
   if (v.contains("interval_coverage")) {
     o += "\n## Prediction intervals: coverage on held-out datasets\n\n"
-         "`trnsim run` and `trnsim compare` give a 90% interval built from the leave-one-dataset-out errors: every "
+         "`trnsim run`, `trnsim compare` and `trnsim search` give a 90% interval built from the leave-one-dataset-out errors: every "
          "dataset's mean offset (a stack nobody fitted may be off like any seen dataset) plus every dataset's spread "
          "around its mean (its rows may scatter like any seen dataset's), on a measured chip and an extrapolated one "
          "alike; widened to +-1.645 s.d. of the prediction's own parameter uncertainty where that is wider (the "
