@@ -14,7 +14,7 @@ inline double collective_seconds(const HwSpec& hw, const std::string& algo, OpKi
   p.configure(hw);
   auto a = make_collective(algo, hw.collectives.intra_algorithm);
   double took = 0;
-  sc_core::sc_spawn([&] {
+  p.threads().run([&] {  // a reused thread, as the step executor runs its collectives
     const auto t0 = sc_core::sc_time_stamp();
     a->run(p.fabric(), CollectiveCall{kind, size, g, routing});
     took = (sc_core::sc_time_stamp() - t0).to_seconds();
