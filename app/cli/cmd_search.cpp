@@ -111,7 +111,7 @@ void add_intervals(nlohmann::json& doc) {
 
 nlohmann::json search_checked(const SearchOptions& options) {
   SearchOptions o = options;
-  o.keep_workloads = true;  // for the intervals' parameter term
+  o.keep_workloads = !validation_results_file().empty();  // for the intervals' parameter term
   nlohmann::json doc = run_search(o);
   if (doc["counts"]["enumerated"].get<size_t>() == 0)
     throw UsageError("trnsim search: the space is empty: no layout of these --nodes and --axes passes the divisibility "

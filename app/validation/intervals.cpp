@@ -192,8 +192,8 @@ Interval IntervalModel::for_scenario(const Scenario& s, double t, bool skip_if_i
     HwSpec hw = s.hw;
     double* slot = parameter_slot(hw, name);
     if (!(*slot > 0)) continue;
-    *slot *= 1.01;
-    g[name] = -std::log(execute_step(make_scenario(s.workload, s.model, hw)).step_time_s / t) / std::log(1.01);
+    *slot *= kParameterStep;
+    g[name] = -std::log(execute_step(make_scenario(s.workload, s.model, hw)).step_time_s / t) / std::log(kParameterStep);
   }
   return with_parameter_sigma(iv, parameter_sigma(cov, g));
 }

@@ -203,11 +203,11 @@ std::map<std::string, double> parameter_sensitivity(const ValidationCase& c, con
   if (fam == p.end()) return g;
   for (const auto& [name, value] : fam->second) {
     FamilyParams q = p;
-    q[c.family][name] = value * 1.01;
+    q[c.family][name] = value * kParameterStep;
     double pred = 0;
     std::string status;
     if (value > 0 && predict_case(c, q, pred, status))
-      g[name] = std::log(as_throughput(c.quantity, pred) / as_throughput(c.quantity, base)) / std::log(1.01);
+      g[name] = std::log(as_throughput(c.quantity, pred) / as_throughput(c.quantity, base)) / std::log(kParameterStep);
   }
   return g;
 }

@@ -49,6 +49,9 @@ FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::s
 // parameter with a pooled prior is known only as well as the families that pin it agree
 // (`prior_spreads`: its variance is that spread squared, uncorrelated with the others).
 using LogCovariance = std::map<std::string, std::map<std::string, double>>;
+// The relative step of a parameter for the fit's covariance and for a prediction's sensitivity to
+// it (the same step on both sides of g^T C g).
+constexpr double kParameterStep = 1.01;
 struct FamilyFit {
   std::map<std::string, double> params;
   std::set<std::string> unpinned;

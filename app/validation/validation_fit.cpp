@@ -242,7 +242,7 @@ FamilyFit fit_family(const std::vector<ValidationCase>& cases, const std::string
     for (Eigen::Index k = 0; k < np; ++k) {
       const ParamDef& d = param_def(names[static_cast<size_t>(k)]);
       const double v = x(k) * d.scale;
-      const double f = v * 1.01 > d.hi ? 1 / 1.01 : 1.01;
+      const double f = v * kParameterStep > d.hi ? 1 / kParameterStep : kParameterStep;
       Eigen::VectorXd xp = x;
       xp(k) = v * f / d.scale;
       J.col(k) = v > 0 ? Eigen::VectorXd((residual(xp) - r) / std::log(f)) : Eigen::VectorXd::Zero(r.size());
@@ -284,20 +284,28 @@ FamilyFit fit_family(const std::vector<ValidationCase>& cases, const std::string
   return out;
 }
 
+namespace {
+// For each of `family`'s unpinned parameters, the logarithms of the same parameter fitted by the
+// other families whose rows pin it (what the pooled prior's centre and spread are made of).
+std::map<std::string, std::vector<double>> pinning_logs(const std::map<std::string, FamilyFit>& fits,
+                                                        const std::string& family) {
+  std::map<std::string, std::vector<double>> out;
+  const auto own = fits.find(family);
+  if (own == fits.end()) return out;
+  for (const auto& name : own->second.unpinned)
+    for (const auto& [other, f] : fits)
+      if (other != family && !f.unpinned.count(name) && f.params.count(name)) out[name].push_back(std::log(f.params.at(name)));
+  return out;
+}
+}  // namespace
+
 std::map<std::string, double> pooled_prior_centres(const std::map<std::string, FamilyFit>& fits,
                                                    const std::string& family) {
   std::map<std::string, double> out;
-  const auto own = fits.find(family);
-  if (own == fits.end()) return out;
-  for (const auto& name : own->second.unpinned) {
+  for (const auto& [name, logs] : pinning_logs(fits, family)) {
     double log_sum = 0;
-    int n = 0;
-    for (const auto& [other, f] : fits) {
-      if (other == family || f.unpinned.count(name) || !f.params.count(name)) continue;
-      log_sum += std::log(f.params.at(name));
-      ++n;
-    }
-    if (n > 0) out[name] = std::exp(log_sum / n);
+    for (double l : logs) log_sum += l;
+    out[name] = std::exp(log_sum / static_cast<double>(logs.size()));
   }
   return out;
 }
@@ -305,12 +313,7 @@ std::map<std::string, double> pooled_prior_centres(const std::map<std::string, F
 std::map<std::string, double> pooled_prior_spreads(const std::map<std::string, FamilyFit>& fits,
                                                    const std::string& family) {
   std::map<std::string, double> out;
-  const auto own = fits.find(family);
-  if (own == fits.end()) return out;
-  for (const auto& name : own->second.unpinned) {
-    std::vector<double> logs;
-    for (const auto& [other, f] : fits)
-      if (other != family && !f.unpinned.count(name) && f.params.count(name)) logs.push_back(std::log(f.params.at(name)));
+  for (const auto& [name, logs] : pinning_logs(fits, family)) {
     if (logs.size() < 2) continue;
     const double n = static_cast<double>(logs.size());
     double mean = 0, ss = 0;
