@@ -96,9 +96,13 @@ std::vector<std::string> hardware_notes(const Workload& w, const HwSpec& hw) {
   if (w.attention == Attention::Flash && w.attention_kernel != AttentionKernel::Native) {
     const AttentionKernel k = w.attention_kernel;
     notes.push_back(hw.tensor.attention_kernel_declared(k)
-                        ? fmt::format("attention kernel {}: its GEMMs take {:.2f}x the native fused kernel's time on {} "
+                        ? fmt::format("attention kernel {}: {} {:.2f}x the native fused kernel's time on {}{} "
                                       "(tensor.attention_slowdown)",
-                                      to_string(k), hw.tensor.attention_slowdown_of(k), hw.instance)
+                                      to_string(k), hw.tensor.fused_attention_tflops > 0 ? "takes" : "its GEMMs take",
+                                      hw.tensor.attention_slowdown_of(k), hw.instance,
+                                      hw.tensor.fused_attention_tflops > 0
+                                          ? fmt::format(" ({:.0f} TFLOPS published, tensor.fused_attention)", hw.tensor.fused_attention_tflops)
+                                          : "")
                         : fmt::format("attention kernel {}: {} ({}) publishes no figure for it (no tensor.attention_slowdown.{}); "
                                       "timed as the chip's native fused kernel, so attention may be predicted too fast",
                                       to_string(k), hw.instance, hw.file, to_string(k)));

@@ -272,6 +272,7 @@ struct Emitter {
       pv.onchip_in = true;
       pv.attention_kernel = c.w.attention_kernel;
       qk.label = prefix + qk.label, sm.label = prefix + sm.label, pv.label = prefix + pv.label;
+      qk.fused_attention = sm.fused_attention = pv.fused_attention = true;
       out.push_back({std::move(qk), Role::Compute, true, true});
       out.push_back({std::move(sm), Role::Compute, true, false});
       out.push_back({std::move(pv), Role::Compute, true, false});

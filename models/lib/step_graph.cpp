@@ -162,6 +162,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
       Op wg = ops::gemm(o.label + ".wgrad", o.batch, o.k, o.m, o.n, o.dtype);
       dg.launches = wg.launches = o.launches;  // a per-expert loop in forward loops in backward too
       dg.attention_kernel = wg.attention_kernel = o.attention_kernel;  // the attention kernel's own backward
+      dg.fused_attention = wg.fused_attention = o.fused_attention;
       dg.bf16_rate = wg.bf16_rate = o.bf16_rate;                        // the same scaled-matmul kernel
       // Only GEMMs whose B operand is a parameter have a weight gradient; in attention's core
       // (QK^T, xV) both operands are activations and both gradients feed the chain.
@@ -178,6 +179,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
         out.push_back(std::move(re));
         Op ex = ops::vector_op(OpKind::Elementwise, o.label + ".bwd_exp", o.batch * o.m * o.n, o.n, 1, 1, true, 2, o.dtype);
         ex.onchip_in = ex.onchip_out = true;
+        ex.fused_attention = o.fused_attention;
         out.push_back(std::move(ex));
       }
       out.push_back(std::move(dg));
@@ -192,6 +194,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
       b.loss = o.loss;
       b.onchip_in = o.onchip_in;
       b.onchip_out = o.onchip_out;
+      b.fused_attention = o.fused_attention;
       out.push_back(std::move(b));
       break;
     }

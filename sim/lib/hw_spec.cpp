@@ -103,6 +103,17 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
       a.ignore("notes");
       a.finish();
     }
+    if (t.has("fused_attention")) {
+      auto a = t.child("fused_attention");
+      const double bf16 = h.tensor.peak_tflops[static_cast<int>(DType::BF16)];
+      h.tensor.fused_attention_tflops = a.number("TFLOPS_per_chip", 1.0, 1e6);
+      if (h.tensor.fused_attention_tflops > bf16)
+        a.fail("TFLOPS_per_chip", fmt::format("{:.0f} TFLOPS is above the chip's BF16 peak of {:.0f}; an attention kernel "
+                                              "cannot beat the tensor array: check the figure", h.tensor.fused_attention_tflops, bf16));
+      require_source(a);
+      a.ignore("notes");
+      a.finish();
+    }
     h.tensor.fp8_any_layout = t.boolean_or("fp8_any_layout", false);
     if (h.tensor.fp8_any_layout && !h.tensor.supports(DType::FP8))
       t.fail("fp8_any_layout", "the chip lists no fp8 rate in peak_TFLOPS_per_chip; remove it");
@@ -293,6 +304,7 @@ std::string HwSpec::fingerprint() const {
   for (int d = 0; d < kDTypes; ++d) s += fmt::format("|{}", tensor.peak_tflops[d]);
   if (tensor.efficiency_low_precision > 0) s += fmt::format("|lp{}", tensor.efficiency_low_precision);
   if (tensor.fp8_any_layout) s += "|fp8any";
+  if (tensor.fused_attention_tflops > 0) s += fmt::format("|fa{}", tensor.fused_attention_tflops);
   for (int k = 1; k < kAttentionKernels; ++k)
     if (tensor.attention_slowdown[k] > 0) s += fmt::format("|a{}:{}", k, tensor.attention_slowdown[k]);
   return fmt::format("{:016x}", std::hash<std::string>{}(s));

@@ -35,6 +35,12 @@ struct TensorSpec {
   // kernel's (hw file tensor.attention_slowdown, from a published benchmark of both on the chip).
   // 0: no published figure; such a kernel is timed as the native one (the report says so).
   double attention_slowdown[kAttentionKernels] = {};
+  // The native fused attention kernel's published rate, forward + backward, per chip (hw file
+  // tensor.fused_attention, TFLOPS; 0: none published). With it, a fused-attention op's time is
+  // its GEMM work over this rate (its softmax passes add nothing: the measured kernel includes
+  // them), times attention_slowdown for another implementation, which then is the ratio of whole
+  // kernel times; without it, each op of the kernel is timed as a GEMM or a vector pass.
+  double fused_attention_tflops = 0;
   // The FP8 GEMM accepts its operands in any layout (Blackwell's tcgen05; Hopper's FP8 wgmma takes
   // only K-major operands, so FP8 operands also exist transposed): per-tensor FP8 keeps no
   // transposed copy. Workload::fp8_any_layout carries it into the plan.

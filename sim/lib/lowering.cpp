@@ -274,6 +274,19 @@ void lower_streaming(const Op& op, const HwSpec& hw, Program& p) {
   }
 }
 
+// An op of a fused attention kernel on a chip that publishes the kernel's rate: its GEMM work at
+// that rate (per core), times the implementation's slowdown; its softmax passes run inside the
+// kernel's measured time (zero here). One tensor-engine instruction: the kernel keeps Q, K, V
+// tiles and the scores on chip, and its operand traffic is part of the measured rate.
+void lower_fused_attention(const Op& op, const HwSpec& hw, Program& p) {
+  Instruction te;
+  if (op.kind == OpKind::Gemm) {
+    const double per_core = hw.tensor.fused_attention_tflops * 1e12 / static_cast<double>(hw.cores_per_chip);
+    te.busy = sim_seconds(op.flops.base() / per_core * hw.tensor.attention_slowdown_of(op.attention_kernel));
+  }
+  p.q(Queue::Tensor).push_back(te);
+}
+
 }  // namespace
 
 double gemm_tensor_cycles(const Op& op, const TensorSpec& t) {
@@ -290,6 +303,10 @@ double gemm_tensor_cycles(const Op& op, const TensorSpec& t) {
 Program lower_op(const Op& op, const HwSpec& hw) {
   if (op.is_collective()) throw std::logic_error("lower_op: collectives run on links, not on a core");
   Program p;
+  if (op.fused_attention && hw.tensor.fused_attention_tflops > 0) {
+    lower_fused_attention(op, hw, p);
+    return p;
+  }
   if (op.kind == OpKind::Gemm) lower_gemm(op, hw, p);
   else lower_streaming(op, hw, p);
   return p;

@@ -35,6 +35,7 @@ TEST_CASE("every field lowering reads is in the op's memo key", "[memo]") {
       {"onchip_out", [](Op& o) { o.onchip_out = !o.onchip_out; }},
       {"attention_kernel", [](Op& o) { o.attention_kernel = AttentionKernel::Flash2; }},
       {"bf16_rate", [](Op& o) { o.bf16_rate = !o.bf16_rate; }},
+      {"fused_attention", [](Op& o) { o.fused_attention = !o.fused_attention; }},
       {"bytes_read", [](Op& o) { o.bytes_read = o.bytes_read + Bytes(2); }},
       {"bytes_written", [](Op& o) { o.bytes_written = o.bytes_written + Bytes(2); }},
   };

@@ -69,7 +69,7 @@ const char* to_string(AttentionKernel k);
 
 // The fields that decide an op's timing, as a cheap hashable value (no strings).
 struct OpShape {
-  int kind, engine, dtype, out_dtype, inputs, passes, transcendental, onchip, kernel;
+  int kind, engine, dtype, out_dtype, inputs, passes, transcendental, onchip, kernel;  // onchip: bits onchip_in 1, onchip_out 2, bf16_rate 4, fused_attention 8
   int64_t batch, m, k, n, elements, row;
   // HBM traffic (a vector op's time follows it: an optimizer step moves master weights and
   // moments that its element count does not show).
@@ -113,6 +113,11 @@ struct Op {
   bool onchip_in = false, onchip_out = false;
   // A GEMM inside a fused attention kernel: the kernel implementation that runs it.
   AttentionKernel attention_kernel = AttentionKernel::Native;
+  // Part of a fused (flash) attention kernel, forward or backward: its GEMMs and its on-chip
+  // softmax / exp passes. Where the hw file publishes the kernel's own rate
+  // (tensor.fused_attention), the kernel's time is its GEMM work at that rate and its softmax
+  // passes add nothing (the measured kernel overlaps them); elsewhere each op is timed on its own.
+  bool fused_attention = false;
   // A low-precision GEMM whose scaled-matmul kernel issues at the BF16 tensor rate: operands
   // stored (and moved) in `dtype`, the math at BF16's peak and efficiency (torchao's row-wise
   // FP8 through torch._scaled_mm, see Workload::fp8_recipe).
@@ -153,7 +158,7 @@ struct Op {
   std::string shape_key() const;
   OpShape shape() const {
     return {static_cast<int>(kind), static_cast<int>(engine), static_cast<int>(dtype), static_cast<int>(out_dtype), inputs, passes,
-            transcendental ? 1 : 0, (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0) | (bf16_rate ? 4 : 0), static_cast<int>(attention_kernel), batch, m, k, n, elements, row,
+            transcendental ? 1 : 0, (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0) | (bf16_rate ? 4 : 0) | (fused_attention ? 8 : 0), static_cast<int>(attention_kernel), batch, m, k, n, elements, row,
             bytes_read.base(), bytes_written.base()};
   }
 };
