@@ -59,6 +59,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"price_plan", to_string(w.price_plan)},
                    {"model_parameters", s.model.total_parameters()}};
   if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
+  if (w.has_bf16_layers()) j["workload"]["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
   if (w.attention_kernel != AttentionKernel::Native) j["workload"]["attention_kernel"] = to_string(w.attention_kernel);
   if (w.checkpoint_every > 1) j["workload"]["checkpoint_every"] = w.checkpoint_every;
   if (w.checkpoint_layers > 0) j["workload"]["checkpoint_layers"] = w.checkpoint_layers;
@@ -175,6 +176,12 @@ std::string render_text(const nlohmann::json& j) {
   std::string precision = w["precision"].get<std::string>(), kept;
   if (w.contains("master_weights")) kept = w["master_weights"].get<bool>() ? "FP32 master" : "no FP32 master";
   if (w.contains("optimizer_state_dtype")) kept += std::string(kept.empty() ? "" : ", ") + "BF16 AdamW moments";
+  if (w.contains("bf16_layers")) {
+    const auto& b = w["bf16_layers"];
+    const int64_t first = b["first"].get<int64_t>(), last = b["last"].get<int64_t>();
+    kept = (first > 0 ? fmt::format("first {}", first) : "") + (first > 0 && last > 0 ? " and " : "") +
+           (last > 0 ? fmt::format("last {}", last) : "") + " blocks BF16" + (kept.empty() ? "" : ", ") + kept;
+  }
   if (!kept.empty()) precision += " (" + kept + ")";
   o += fmt::format("  precision {} | checkpointing {} | fused qkv {} gate-up {} elementwise {} loss {} | attention {} | virtual stages {} | "
                    "execution {}\n",

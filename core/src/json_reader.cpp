@@ -110,7 +110,10 @@ void JsonReader::fail(const std::string& key, const std::string& problem) const 
   throw ConfigError(config_message(file_, key.empty() ? path_ : path_of(key), problem));
 }
 
-bool JsonReader::has(const std::string& key) const { return obj_.contains(key); }
+bool JsonReader::has(const std::string& key) const {
+  asked_.insert(key);
+  return obj_.contains(key);
+}
 
 const nlohmann::json& JsonReader::at(const std::string& key, const char* type_name) {
   if (!obj_.contains(key)) fail(key, fmt::format("missing required field; add \"{}\": <{}>", key, type_name));
@@ -217,11 +220,14 @@ std::vector<std::string> JsonReader::strings(const std::string& key) {
 }
 
 void JsonReader::ignore(const std::string& key) {
+  asked_.insert(key);
   if (obj_.contains(key)) used_.insert(key);
 }
 
 void JsonReader::finish() const {
-  std::vector<std::string> known(used_.begin(), used_.end());
+  std::set<std::string> all(asked_);
+  all.insert(used_.begin(), used_.end());
+  std::vector<std::string> known(all.begin(), all.end());
   for (auto it = obj_.begin(); it != obj_.end(); ++it) {
     if (!used_.count(it.key()))
       fail(it.key(), fmt::format("unknown field \"{}\"; remove it or check the spelling (known here: {})", it.key(),

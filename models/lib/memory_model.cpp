@@ -111,6 +111,12 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
 }
 
 Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w, int64_t layer) {
+  if (w.has_bf16_layers() && w.bf16_layer(layer, m.layers) && is_low_precision(linear_dtype(w.precision))) {
+    Workload bf16 = w;  // a block kept in BF16 saves its linear layers' inputs in BF16
+    bf16.precision = Precision::MixedBF16;
+    bf16.bf16_first_layers = bf16.bf16_last_layers = 0;
+    return layer_activation_bytes(m, bf16, layer);
+  }
   if (!m.hybrid()) {
     const Bytes dense = layer_activation_bytes(m, w);
     // A MoE layer of a uniform model keeps the attention block's tensors and the expert block's
@@ -268,7 +274,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     // the ones it did not keep): the largest such extra over the chunk's checkpointed layers.
     Bytes again;
     const bool again_policy = w.checkpointing == Checkpointing::Full || w.checkpointing == Checkpointing::OpSelective;
-    if (m.hybrid() || m.moe.active() || w.checkpoint_every > 1 || w.checkpoint_layers > 0) {  // layers differ: the chunk's sum
+    if (m.hybrid() || m.moe.active() || w.checkpoint_every > 1 || w.checkpoint_layers > 0 || w.has_bf16_layers()) {  // layers differ: the chunk's sum
       Workload none = w;
       none.checkpointing = Checkpointing::None;
       // Layers of one kind and policy keep the same bytes: computed once per (kind, policy) (a
@@ -277,12 +283,12 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
         Bytes kept, extra;
         bool known = false;
       };
-      std::array<std::array<Kept, 2>, 5> memo{};
+      std::array<std::array<std::array<Kept, 2>, 2>, 5> memo{};  // [kind][BF16 block][checkpointed]
       Bytes chunk;
       for (int64_t l = in.chunk_first_layer; l < in.chunk_first_layer + chunk_layers; ++l) {
         const bool checkpointed = w.checkpointing_of(l, l - in.chunk_first_layer) != Checkpointing::None;
         const auto kind = static_cast<size_t>(m.hybrid() ? m.kind(l) : m.is_moe_layer(l) ? LayerKind::Moe : LayerKind::Standard);
-        Kept& k = memo[kind][checkpointed];
+        Kept& k = memo[kind][w.bf16_layer(l, m.layers) ? 1 : 0][checkpointed];
         if (!k.known) {
           k.kept = layer_activation_bytes(m, checkpointed ? w : none, l);
           if (checkpointed && again_policy)

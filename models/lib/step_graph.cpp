@@ -26,6 +26,9 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
   if (m.mamba.active() && (m.mamba.heads % w.tp != 0 || m.mamba.groups % w.tp != 0))
     fail("/parallel/tp", fmt::format("tp {} must divide the {} Mamba-2 heads and {} groups of {}", w.tp, m.mamba.heads,
                                      m.mamba.groups, m.name));
+  if (w.bf16_first_layers + w.bf16_last_layers > m.layers)
+    fail("/bf16_layers", fmt::format("first {} + last {} BF16 blocks exceed the {} layers of {}; keep their sum at most {}",
+                                     w.bf16_first_layers, w.bf16_last_layers, m.layers, m.name, m.layers));
   if (m.hybrid() && w.checkpointing == Checkpointing::OpSelective)
     fail("/checkpointing", "per-op selective checkpointing is modelled for standard blocks only; use none, selective or full");
   if (m.hybrid() && w.cp > 1)
@@ -335,6 +338,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
   check_sharding(m, w);
   const DType dt = compute_dtype(w);
   ShardContext ctx{m, w, dt, quant_rule(w)};
+  const ShardContext bf16_ctx{m, w, dt, QuantRule{}};  // a block kept in BF16 (Workload::bf16_layer)
   StepPlan plan;
   plan.micro_batches = w.grad_accum();
   const std::vector<int64_t> layers_of = program_layers(m, w);
@@ -379,7 +383,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     if (st.first) pieces.push_back({embedding_forward(ctx), m.embedding_parameters() / w.tp, false});
     for (int64_t l = st.first_layer; l < st.first_layer + per_stage; ++l) {
       const int64_t experts = m.expert_parameters(l) / (w.ep * w.etp);
-      pieces.push_back({block_forward(ctx, static_cast<int>(l)),
+      pieces.push_back({block_forward(w.bf16_layer(l, m.layers) ? bf16_ctx : ctx, static_cast<int>(l)),
                         (m.layer_parameters(l) - m.expert_parameters(l)) / w.tp + experts, true, experts});
     }
     if (st.last) pieces.push_back({head_forward(ctx), m.head_parameters() / w.tp, false});

@@ -191,6 +191,15 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
   for (Precision p : {Precision::BF16_SR, Precision::MixedBF16, Precision::FP32, Precision::FP8, Precision::MXFP8,
                       Precision::NVFP4})
     if (prec == to_string(p)) w.precision = p;
+  if (r.has("bf16_layers")) {
+    auto b = r.child("bf16_layers");
+    w.bf16_first_layers = b.integer_or("first", 0, 0, 1 << 16);
+    w.bf16_last_layers = b.integer_or("last", 0, 0, 1 << 16);
+    b.finish();
+    if (!is_low_precision(linear_dtype(w.precision)))
+      r.fail("bf16_layers", fmt::format("keeps blocks in BF16 in a low-precision run, and precision is \"{}\"; remove "
+                                        "bf16_layers or set precision to fp8, mxfp8 or nvfp4", prec));
+  }
   if (r.has("fp8_recipe")) {
     if (w.precision != Precision::FP8)
       r.fail("fp8_recipe", fmt::format("fp8_recipe applies to precision \"fp8\" only (this workload is \"{}\"); remove it",
@@ -312,6 +321,7 @@ std::string workload_to_json(const Workload& w) {
   if (w.document_tokens > 0) j["batch"]["document_tokens"] = w.document_tokens;
   j["precision"] = to_string(w.precision);
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
+  if (w.has_bf16_layers()) j["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
   if (w.master_weights) j["master_weights"] = *w.master_weights;
   if (w.optimizer_state_dtype != DType::FP32) j["optimizer_state_dtype"] = "bf16";

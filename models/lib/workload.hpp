@@ -163,6 +163,14 @@ struct Workload {
   // Megatron-Core's recompute_method "block" with recompute_num_layers N: the policy runs on the
   // first N layers of each pipeline chunk only. 0: on every layer of the chunk.
   int64_t checkpoint_layers = 0;
+  // Blocks whose linear layers stay in BF16 in a low-precision run: the first and the last ones
+  // (low-precision recipes that keep the model's ends in high precision, e.g. torchtitan's NVFP4
+  // recipe: the last 5 of Llama 3 8B's 32 blocks). Their GEMMs, saved inputs and weights are BF16.
+  int64_t bf16_first_layers = 0, bf16_last_layers = 0;
+  bool bf16_layer(int64_t layer, int64_t layers) const {
+    return layer < bf16_first_layers || layer >= layers - bf16_last_layers;
+  }
+  bool has_bf16_layers() const { return bf16_first_layers + bf16_last_layers > 0; }
   // The policy of a layer, `in_chunk` its position in its pipeline chunk.
   Checkpointing checkpointing_of(int64_t layer, int64_t in_chunk) const {
     if (layer % checkpoint_every != 0 || (checkpoint_layers > 0 && in_chunk >= checkpoint_layers)) return Checkpointing::None;

@@ -5,9 +5,14 @@
 // needs, the per-step weight cast, FP8 sequence-parallel gathers, and the memory terms.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "helpers.hpp"
 #include "memory_model.hpp"
 #include "model_spec.hpp"
+#include "scenario.hpp"
+#include "step_executor.hpp"
+#include "workload.hpp"
 
 using namespace trnsim;
 using test::workload;
@@ -183,4 +188,73 @@ TEST_CASE("per-tensor FP8 keeps one copy where the FP8 GEMM takes any layout and
     const double lp_tn = memory_per_stage(m, tn, plan_tn).front().low_precision_weights.base();
     CHECK(lp_any == Approx(lp_tn * copies / 2));
   }
+}
+
+TEST_CASE("BF16 blocks of a low-precision run: their linears, saved inputs and weights stay BF16", "[precision]") {
+  // torchtitan's NVFP4 recipe keeps the last blocks in BF16 (bf16_layers): Llama 2 7B's 32
+  // blocks with the first 2 and the last 5 kept.
+  const auto m = load_model_spec(model_path("llama2-7b"));
+  Workload nv = llama_tp2(Precision::NVFP4), kept = nv;
+  kept.bf16_first_layers = 2;
+  kept.bf16_last_layers = 5;
+  REQUIRE(kept.bf16_layer(0, 32));
+  REQUIRE(kept.bf16_layer(27, 32));
+  REQUIRE_FALSE(kept.bf16_layer(2, 32));
+  REQUIRE_FALSE(kept.bf16_layer(26, 32));
+  const auto plan = build_step_plan(m, kept);
+  // Per layer: 12 linear GEMMs (4 linears x forward, dgrad, wgrad) on NVFP4 or BF16, and the
+  // block's quantize ops only where the linears are low precision.
+  std::map<int, int> low, bf16, quant;
+  const auto& st = plan.stages.front();
+  for (const auto* list : {&st.forward, &st.backward})
+    for (auto v : *list) {
+      const Op& o = st.graph[v];
+      if (o.layer < 0) continue;
+      if (o.kind == OpKind::Gemm && o.label.find(".flash.") == std::string::npos) (o.dtype == DType::NVFP4 ? low : bf16)[o.layer]++;
+      if (o.label.find("quant") != std::string::npos) quant[o.layer]++;
+    }
+  for (int l = 0; l < 32; ++l) {
+    INFO("layer " << l);
+    const bool b = l < 2 || l >= 27;
+    CHECK(low[l] == (b ? 0 : 12));
+    CHECK(bf16[l] == (b ? 12 : 0));
+    CHECK((quant[l] == 0) == b);
+  }
+  // Activations: a BF16 block saves its linear inputs in BF16, as a mixed-bf16 run.
+  Workload bf = llama_tp2(Precision::MixedBF16);
+  CHECK(layer_activation_bytes(m, kept, 30).base() == Approx(layer_activation_bytes(m, bf).base()));
+  CHECK(layer_activation_bytes(m, kept, 10).base() == Approx(layer_activation_bytes(m, nv).base()));
+  // Weight copies: the NVFP4 blocks' only, 25 of 32.
+  const double lp_all = memory_per_stage(m, nv, build_step_plan(m, nv)).front().low_precision_weights.base();
+  const auto mem = memory_per_stage(m, kept, plan).front();
+  CHECK(mem.low_precision_weights.base() == Approx(lp_all * 25 / 32));
+  // Saved activations: 7 blocks at BF16, 25 at NVFP4.
+  const auto all = memory_per_stage(m, nv, build_step_plan(m, nv)).front();
+  CHECK(mem.activations.base() - all.activations.base() ==
+        Approx(7 * (layer_activation_bytes(m, bf).base() - layer_activation_bytes(m, nv).base())));
+  // More BF16 work: the step is slower, never faster (on a chip with an NVFP4 rate).
+  Workload nb = workload("llama2-7b", "dgx-b200", 1, 2, 1, 4, 1, 8, 4096), kb = nb;
+  nb.precision = kb.precision = Precision::NVFP4;
+  kb.bf16_last_layers = 5;
+  CHECK(execute_step(make_scenario(kb, true)).step_time_s > execute_step(make_scenario(nb, true)).step_time_s);
+}
+
+TEST_CASE("bf16_layers: refused without a low precision and beyond the model's layers, round-trips", "[precision]") {
+  auto parse = [](const std::string& precision, const std::string& layers) {
+    return workload_from_json(nlohmann::json::parse(R"({"name": "w", "model": "llama2-7b", "hw": "dgx-h100", "nodes": 1,
+      "parallel": {"tp": 1, "pp": 1, "dp": 8, "sequence_parallel": false, "zero": 1},
+      "batch": {"micro_batch": 1, "global_batch": 8, "seq_len": 4096}, "precision": ")" + precision +
+                                                    R"(", "checkpointing": "full", "fused": {"qkv": true, "gate_up": true},
+      "bf16_layers": )" + layers + "}"), "w.json");
+  };
+  const Workload w = parse("fp8", R"({"last": 4})");
+  CHECK(w.bf16_last_layers == 4);
+  CHECK(w.bf16_first_layers == 0);
+  CHECK(workload_from_json(nlohmann::json::parse(workload_to_json(w)), "w.json").bf16_last_layers == 4);
+  CHECK_THROWS_WITH(parse("mixed-bf16", R"({"last": 4})"), Catch::Contains("/bf16_layers") && Catch::Contains("mixed-bf16"));
+  CHECK_THROWS_WITH(parse("fp8", R"({"lats": 4})"), Catch::Contains("/bf16_layers/lats") && Catch::Contains("first, last"));
+  CHECK_THROWS_WITH(parse("fp8", R"({"last": -1})"), Catch::Contains("/bf16_layers/last"));
+  const auto m = load_model_spec(model_path("llama2-7b"));
+  CHECK_THROWS_WITH(build_step_plan(m, parse("fp8", R"({"first": 16, "last": 17})")),
+                    Catch::Contains("/bf16_layers") && Catch::Contains("exceed the 32 layers"));
 }

@@ -33,7 +33,8 @@
 // (96 GB HBM2e, 500 W) are their own family (h100_500w); H200 hosts are p5en.48xlarge; the B200
 // rows ran power-limited at a limit the page does not state (not expressible); the NVFP4 page's
 // "Blackwell, SKU not stated" rows ran on GB200s (the device size their memory implies,
-// blackwell_by_memory); their activation checkpointing is not stated (not expressible, below).
+// blackwell_by_memory); their activation checkpointing is not stated (not expressible, below); the
+// NVFP4 rows' BF16 tail (the last 5 / 6 blocks) is Workload::bf16_layers.
 // A100 80GB: p4de.24xlarge (8 x A100 80GB, 400 Gb/s EFA per node), a declared assumption for
 // every A100 row: the page names no cluster. Evidence: its two Llama 2 70B rows run at the same
 // rate (355 tokens/s/GPU at micro-batch 1 with per-op selective AC, 353 at micro-batch 2 with full
@@ -186,7 +187,22 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     // predictions (session 25: it also makes them the Blackwell family's first torchtitan
     // calibration rows, moving its fitted efficiencies 0.455 / 0.689 -> 0.513 / 0.619).
     if (contains(rec, "not stated")) blockers.push_back("activation checkpointing not stated");
-    if (contains(prec, "bf16 tail")) blockers.push_back("per-layer mixed precision (BF16 tail layers)");
+    // NVFP4 with a BF16 tail ("bf16 tail: layers 27-31 + LM head bf16"): the last blocks stay in
+    // BF16 (Workload::bf16_layers; the LM head is BF16 in every low-precision run).
+    int64_t bf16_last = 0;
+    if (const size_t at = prec.find("bf16 tail: layers "); at != std::string::npos) {
+      const std::string span = prec.substr(at + 18);
+      const size_t dash = span.find('-');
+      const int64_t layers = inum(t, r, "layers");
+      if (dash != std::string::npos && std::isdigit(static_cast<unsigned char>(span[0])) &&
+          std::isdigit(static_cast<unsigned char>(span[dash + 1])) && std::stoll(span.substr(dash + 1)) == layers - 1)
+        bf16_last = layers - std::stoll(span);
+      else
+        bf16_last = -1;
+      c.label = fmt::format("{} {} GPUs {} + BF16 tail {}", model, t.at(r, "gpus"), prec.substr(0, prec.find(" (")), rec);
+      if (bf16_last < 0)
+        blockers.push_back("per-layer mixed precision other than a BF16 tail");
+    }
     Precision p = Precision::MixedBF16;
     Fp8Recipe recipe = Fp8Recipe::Current;
     if (contains(prec, "mxfp8") || contains(prec, "MXFP8")) p = Precision::MXFP8;
@@ -209,6 +225,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = p;
       w.fp8_recipe = recipe;
+      w.bf16_last_layers = std::max<int64_t>(0, bf16_last);
       w = with_stack(w, stack_profile("torchtitan"));
       w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(notes, "async TP");  // fused AG + matmul, matmul + RS
       // torch.compile fuses the element-wise chains; eager (the config default) does not.

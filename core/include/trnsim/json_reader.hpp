@@ -53,6 +53,8 @@ class JsonReader {
   std::string file_;
   std::string path_;
   std::set<std::string> used_;
+  // Every key the reader asked about, present or not: the fields an unknown one is listed against.
+  mutable std::set<std::string> asked_;
 };
 
 }  // namespace trnsim
