@@ -170,7 +170,7 @@ struct Workload {
   bool bf16_layer(int64_t layer, int64_t layers) const {
     return layer < bf16_first_layers || layer >= layers - bf16_last_layers;
   }
-  bool has_bf16_layers() const { return bf16_first_layers + bf16_last_layers > 0; }
+  bool has_bf16_layers() const { return bf16_first_layers + bf16_last_layers > 0; }  // (meaningful in a low-precision run only)
   // The policy of a layer, `in_chunk` its position in its pipeline chunk.
   Checkpointing checkpointing_of(int64_t layer, int64_t in_chunk) const {
     if (layer % checkpoint_every != 0 || (checkpoint_layers > 0 && in_chunk >= checkpoint_layers)) return Checkpointing::None;
