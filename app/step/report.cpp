@@ -61,6 +61,9 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
   if (w.has_bf16_layers() && is_low_precision(linear_dtype(w.precision))) j["workload"]["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
   if (w.attention_kernel != AttentionKernel::Native) j["workload"]["attention_kernel"] = to_string(w.attention_kernel);
+  // The native flash kernel's published rate where the chip has one (HwSpec::fused_attention_tflops).
+  if (w.attention == Attention::Flash && s.hw.tensor.fused_attention_tflops > 0)
+    j["workload"]["attention_kernel_TFLOPS"] = s.hw.tensor.fused_attention_tflops / s.hw.tensor.attention_slowdown_of(w.attention_kernel);
   if (w.checkpoint_every > 1) j["workload"]["checkpoint_every"] = w.checkpoint_every;
   if (w.checkpoint_layers > 0) j["workload"]["checkpoint_layers"] = w.checkpoint_layers;
   if (!w.pipeline_layout.empty()) j["workload"]["pipeline_layout"] = w.pipeline_layout;
@@ -196,7 +199,10 @@ std::string render_text(const nlohmann::json& j) {
                    w["fused_elementwise"].get<bool>(),
                    w["loss_kernel"].get<std::string>(),
                    w["attention"].get<std::string>() +
-                       (w.contains("attention_kernel") ? fmt::format(" ({})", w["attention_kernel"].get<std::string>()) : ""),
+                       (w.contains("attention_kernel") ? fmt::format(" ({})", w["attention_kernel"].get<std::string>()) : "") +
+                       (w.contains("attention_kernel_TFLOPS")
+                            ? fmt::format(" at {:.0f} TFLOPS (published kernel rate)", w["attention_kernel_TFLOPS"].get<double>())
+                            : ""),
                    w["virtual_stages"].get<int64_t>(),
                    w["execution"].get<std::string>());
   if (w.contains("document_tokens"))

@@ -14,6 +14,7 @@
 #include "lowering.hpp"
 #include "model_spec.hpp"
 #include "platform.hpp"
+#include "report.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
@@ -146,6 +147,15 @@ TEST_CASE("a published fused-attention rate: the kernel's time is its work at th
   const HwSpec b200 = load_hw_spec(hw_path("dgx-b200"));
   REQUIRE(b200.tensor.fused_attention_tflops == 0);
   CHECK(flash_time(m, one_sequence("dgx-b200", 2048, AttentionKernel::Native), b200).softmax_seconds > 0);
+  // The report names the rate it used (FlashAttention-2: the published rate over its 1.60x), and
+  // none where the chip publishes none.
+  for (auto k : {AttentionKernel::Native, AttentionKernel::Flash2}) {
+    const Scenario s = make_scenario(one_sequence("dgx-h100", 2048, k), true);
+    const auto j = make_report(s, execute_step(s));
+    CHECK(j["workload"]["attention_kernel_TFLOPS"].get<double>() == Approx(k == AttentionKernel::Native ? 410.7 : 410.7 / 1.6));
+  }
+  const Scenario sb = make_scenario(one_sequence("dgx-b200", 2048, AttentionKernel::Native), true);
+  CHECK_FALSE(make_report(sb, execute_step(sb))["workload"].contains("attention_kernel_TFLOPS"));
 }
 
 // Its own test case (process, under ctest): no SystemC run before the throws (under
