@@ -16,6 +16,9 @@
 // Vector-class ops stream tiles of `lanes` partitions x F elements: load, `passes`
 // vector instructions (~F cycles per input operand + fixed overhead each), one scalar
 // pass for transcendentals, store; also double-buffered.
+// An op of a fused attention kernel (Op::fused_attention) on a chip whose hw file publishes the
+// kernel's measured rate (tensor.fused_attention) is one tensor instruction of its GEMM work over
+// that rate (its softmax passes: zero, inside the measured kernel); elsewhere it is lowered as above.
 #pragma once
 #include "hw_spec.hpp"
 #include "program.hpp"
