@@ -107,5 +107,7 @@ double signed_error(const ValidationCase& c, double predicted);
 
 nlohmann::json run_validation(const ValidationOptions& opt);
 std::string validation_markdown(const nlohmann::json& v);
+// validation.md's table of the sweeps below Spearman 0.9 or above 3 % regret, from ranking_quality's result.
+std::string weak_sweeps_markdown(const nlohmann::json& ranking);
 
 }  // namespace trnsim

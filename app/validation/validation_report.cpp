@@ -108,6 +108,28 @@ std::string miss_reason(const nlohmann::json& r) {
 
 }  // namespace
 
+// The sweeps that pull the mean down (Spearman below 0.9 or regret above 3 %), lowest Spearman
+// first: where a user should not trust trnsim's ranking of layouts yet. Empty when there are none.
+std::string weak_sweeps_markdown(const nlohmann::json& ranking) {
+  std::vector<const nlohmann::json*> weak;
+  if (ranking.contains("sweeps"))
+    for (const auto& sw : ranking["sweeps"])
+      if (sw["spearman"].get<double>() < 0.9 || sw["regret_pct"].get<double>() > 3.0) weak.push_back(&sw);
+  std::stable_sort(weak.begin(), weak.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+    return (*a)["spearman"].get<double>() < (*b)["spearman"].get<double>();
+  });
+  if (weak.empty()) return "";
+  std::string o = "\nSweeps below Spearman 0.9 or above 3 % regret (the predicted-best row is the layout trnsim would pick):\n\n"
+                  "| sweep | rows | layouts | Spearman | regret | predicted-best row |\n|---|---|---|---|---|---|\n";
+  for (const auto* sw : weak) {
+    std::string key = (*sw)["sweep"].get<std::string>();  // "a | b | c": a table cell cannot hold '|'
+    for (size_t at = key.find(" | "); at != std::string::npos; at = key.find(" | ", at)) key.replace(at, 3, ", ");
+    o += fmt::format("| {} | {} | {} | {:.3f} | {:.1f} % | {} |\n", key, (*sw)["rows"].get<int>(), (*sw)["layouts"].get<int>(),
+                     (*sw)["spearman"].get<double>(), (*sw)["regret_pct"].get<double>(), (*sw)["predicted_best_row"].get<int>());
+  }
+  return o;
+}
+
 std::string validation_markdown(const nlohmann::json& v) {
   std::string o =
       "# Validation against public training measurements\n\n"
@@ -155,6 +177,7 @@ std::string validation_markdown(const nlohmann::json& v) {
                        x["layouts"].get<int>(), x["mean_spearman"].get<double>(), x["min_spearman"].get<double>(),
                        x["mean_regret_pct"].get<double>(), x["max_regret_pct"].get<double>());
     }
+    o += weak_sweeps_markdown(v["ranking"]);
   }
   if (v.contains("interval_coverage")) {
     o += "\n## Prediction intervals: coverage on held-out datasets\n\n"

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "ranking.hpp"
+#include "validation.hpp"
 
 using namespace trnsim;
 
@@ -38,4 +39,18 @@ TEST_CASE("a sweep's regret is the measured loss of running the predicted-best l
   const auto qt = ranking_quality(t);
   CHECK(qt["sweeps"][0]["spearman"].get<double>() == Approx(1.0));
   CHECK(qt["sweeps"][0]["regret_pct"].get<double>() == Approx(0.0));
+}
+
+TEST_CASE("validation.md lists the sweeps whose ranking a user should not trust yet", "[validation][ranking]") {
+  // Two sweeps: one ranked right (Spearman 1, no regret), one reversed (the model picks the worst).
+  nlohmann::json rows = nlohmann::json::array();
+  auto add = [&](const char* model, int row, double measured, double predicted) {
+    rows.push_back({{"dataset", "d"}, {"row", row}, {"model", model}, {"hw", "h"}, {"gpus", 8}, {"seq", 4096},
+                    {"quantity", "tokens_per_s_per_gpu"}, {"status", "predicted"}, {"measured", measured}, {"predicted", predicted}});
+  };
+  add("good", 1, 100, 10), add("good", 2, 90, 9), add("good", 3, 80, 8);
+  add("bad", 4, 100, 8), add("bad", 5, 90, 9), add("bad", 6, 80, 10);
+  const std::string md = weak_sweeps_markdown(ranking_quality(rows));
+  CHECK(md.find("| d, bad, h, 8 GPUs, seq 4096,  | 3 | 3 | -1.000 | 20.0 % | 6 |") != std::string::npos);
+  CHECK(md.find("d, good,") == std::string::npos);
 }
