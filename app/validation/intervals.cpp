@@ -115,9 +115,12 @@ nlohmann::json coverage_by(const std::vector<Residual>& res, Key key) {
 }
 }  // namespace
 
+// A 90 % interval spans +-1.645 standard deviations of a normal distribution.
+constexpr double kZ90 = 1.6449;
+
 Interval with_parameter_sigma(Interval iv, double sigma) {
   if (!(sigma > 0)) return iv;
-  const double lo = std::log1p(iv.e_lo), hi = std::log1p(iv.e_hi), mid = (lo + hi) / 2, w = 1.6449 * sigma;  // 90 %: +-1.645 s.d.
+  const double lo = std::log1p(iv.e_lo), hi = std::log1p(iv.e_hi), mid = (lo + hi) / 2, w = kZ90 * sigma;
   iv.e_lo = std::expm1(std::min(lo, mid - w));
   iv.e_hi = std::expm1(std::max(hi, mid + w));
   iv.param_sigma = sigma;
@@ -181,7 +184,7 @@ Interval IntervalModel::for_scenario(const Scenario& s, double t, bool skip_if_i
     double largest = 0;
     for (const auto& [name, row] : cov) largest = std::max(largest, std::sqrt(std::max(0.0, row.at(name))));
     const double lo = std::log1p(iv.e_lo), hi = std::log1p(iv.e_hi);
-    if (1.6449 * largest <= (hi - lo) / 2) {
+    if (kZ90 * largest <= (hi - lo) / 2) {
       iv.param_sigma = largest;
       iv.param_sigma_is_bound = true;
       return iv;

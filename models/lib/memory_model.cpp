@@ -111,7 +111,7 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
 }
 
 Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w, int64_t layer) {
-  if (w.has_bf16_layers() && w.bf16_layer(layer, m.layers) && is_low_precision(linear_dtype(w.precision))) {
+  if (w.bf16_layer(layer, m.layers)) {
     Workload bf16 = w;  // a block kept in BF16 saves its linear layers' inputs in BF16
     bf16.precision = Precision::MixedBF16;
     bf16.bf16_first_layers = bf16.bf16_last_layers = 0;

@@ -321,7 +321,7 @@ std::string workload_to_json(const Workload& w) {
   if (w.document_tokens > 0) j["batch"]["document_tokens"] = w.document_tokens;
   j["precision"] = to_string(w.precision);
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
-  if (w.has_bf16_layers() && is_low_precision(linear_dtype(w.precision))) j["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
+  if (w.has_bf16_layers()) j["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
   if (w.master_weights) j["master_weights"] = *w.master_weights;
   if (w.optimizer_state_dtype != DType::FP32) j["optimizer_state_dtype"] = "bf16";

@@ -167,10 +167,13 @@ struct Workload {
   // (low-precision recipes that keep the model's ends in high precision, e.g. torchtitan's NVFP4
   // recipe: the last 5 of Llama 3 8B's 32 blocks). Their GEMMs, saved inputs and weights are BF16.
   int64_t bf16_first_layers = 0, bf16_last_layers = 0;
-  bool bf16_layer(int64_t layer, int64_t layers) const {
-    return layer < bf16_first_layers || layer >= layers - bf16_last_layers;
+  // Whether any block is kept in BF16: some are declared and the run is low precision.
+  bool has_bf16_layers() const {
+    return bf16_first_layers + bf16_last_layers > 0 && is_low_precision(linear_dtype(precision));
   }
-  bool has_bf16_layers() const { return bf16_first_layers + bf16_last_layers > 0; }  // (meaningful in a low-precision run only)
+  bool bf16_layer(int64_t layer, int64_t layers) const {
+    return has_bf16_layers() && (layer < bf16_first_layers || layer >= layers - bf16_last_layers);
+  }
   // The policy of a layer, `in_chunk` its position in its pipeline chunk.
   Checkpointing checkpointing_of(int64_t layer, int64_t in_chunk) const {
     if (layer % checkpoint_every != 0 || (checkpoint_layers > 0 && in_chunk >= checkpoint_layers)) return Checkpointing::None;

@@ -198,10 +198,8 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
           std::isdigit(static_cast<unsigned char>(span[dash + 1])) && std::stoll(span.substr(dash + 1)) == layers - 1)
         bf16_last = layers - std::stoll(span);
       else
-        bf16_last = -1;
-      c.label = fmt::format("{} {} GPUs {} + BF16 tail {}", model, t.at(r, "gpus"), prec.substr(0, prec.find(" (")), rec);
-      if (bf16_last < 0)
         blockers.push_back("per-layer mixed precision other than a BF16 tail");
+      c.label = fmt::format("{} {} GPUs {} + BF16 tail {}", model, t.at(r, "gpus"), prec.substr(0, prec.find(" (")), rec);
     }
     Precision p = Precision::MixedBF16;
     Fp8Recipe recipe = Fp8Recipe::Current;
@@ -225,7 +223,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       if (gpus < per_node) w.cores_per_node = gpus;
       w.precision = p;
       w.fp8_recipe = recipe;
-      w.bf16_last_layers = std::max<int64_t>(0, bf16_last);
+      w.bf16_last_layers = bf16_last;
       w = with_stack(w, stack_profile("torchtitan"));
       w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(notes, "async TP");  // fused AG + matmul, matmul + RS
       // torch.compile fuses the element-wise chains; eager (the config default) does not.
