@@ -66,6 +66,10 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
     j["workload"]["attention_kernel_TFLOPS"] = s.hw.tensor.fused_attention_tflops / s.hw.tensor.attention_slowdown_of(w.attention_kernel);
   if (w.checkpoint_every > 1) j["workload"]["checkpoint_every"] = w.checkpoint_every;
   if (w.checkpoint_layers > 0) j["workload"]["checkpoint_layers"] = w.checkpoint_layers;
+  // Per-op selective AC that does not save this run's low-precision GEMMs: its linears are recomputed.
+  if (w.checkpointing == Checkpointing::OpSelective && is_low_precision(linear_dtype(w.precision)) &&
+      !w.op_selective_saves_gemm(linear_dtype(w.precision)))
+    j["workload"]["op_selective_unsaved_format"] = to_string(linear_dtype(w.precision));
   if (!w.pipeline_layout.empty()) j["workload"]["pipeline_layout"] = w.pipeline_layout;
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["workload"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["workload"]["loss_parallel"] = false;
@@ -193,6 +197,10 @@ std::string render_text(const nlohmann::json& j) {
                        (w.contains("checkpoint_every") ? fmt::format(" (every {} layers)", w["checkpoint_every"].get<int64_t>()) : "") +
                        (w.contains("checkpoint_layers")
                             ? fmt::format(" (first {} layers of each chunk)", w["checkpoint_layers"].get<int64_t>())
+                            : "") +
+                       (w.contains("op_selective_unsaved_format")
+                            ? fmt::format(" ({} linears recomputed: not in the policy's save list)",
+                                          w["op_selective_unsaved_format"].get<std::string>())
                             : ""),
                    w["fused_qkv"].get<bool>(),
                    w["fused_gate_up"].get<bool>(),

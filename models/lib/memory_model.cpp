@@ -82,7 +82,8 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
   if (w.checkpointing == Checkpointing::OpSelective) {
     // Kept: the block input (sharded with SP), the outputs of the block's odd-numbered linear
     // GEMMs in order (q, k, v or fused qkv; out-proj; gate, up or fused gate-up; down), and the
-    // attention kernel's output with its FP32 log-sum-exp. Everything else is recomputed.
+    // attention kernel's output with its FP32 log-sum-exp. Everything else is recomputed. Linear
+    // GEMMs in a format the policy does not save (Workload::op_selective_saves) keep nothing.
     const double d = static_cast<double>(m.head_dim()), sb = s * b;
     std::vector<double> outs;  // output elements of each linear GEMM (whole, before TP)
     if (w.fused_qkv) outs.push_back(sb * (a + 2 * g) * d);
@@ -96,7 +97,8 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
     }
     outs.push_back(sbh);
     double kept = 0;
-    for (size_t i = 0; i < outs.size(); i += 2) kept += 2 * outs[i];
+    if (w.op_selective_saves_gemm(linear_dtype(w.precision)))
+      for (size_t i = 0; i < outs.size(); i += 2) kept += 2 * outs[i];
     kept += 2 * sb * a * d + 4 * a * sb;  // attention output (BF16) and log-sum-exp (FP32)
     const double input = 2 * sbh;
     return Bytes(el * ((w.sequence_parallel ? input / t : input) + kept / t));

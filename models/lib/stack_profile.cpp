@@ -14,7 +14,7 @@ namespace trnsim {
 
 const std::vector<std::string>& stack_settable_fields() {
   static const std::vector<std::string> fields = {
-      "attention",         "attention_kernel",       "checkpointing",          "execution",           "grad_dtype", "master_weights", "optimizer_state_dtype",
+      "attention",         "attention_kernel",       "checkpointing",          "op_selective_saved_formats", "execution",           "grad_dtype", "master_weights", "optimizer_state_dtype",
       "fp8_recipe",        "fused/qkv",              "fused/gate_up",       "fused/elementwise",   "fused/loss",   "parallel/sequence_parallel",
       "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap", "parallel/tp_overlap_forward",
       "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance", "parallel/moe_dispatcher", "parallel/moe_grouped_gemm",
@@ -36,7 +36,8 @@ void leaves(const nlohmann::json& j, const std::string& prefix, std::vector<std:
 }
 
 // A complete workload around the defaults, so the workload reader checks their types and values
-// (tp, pp, dp 2: every conditional default applies; fp8 so an fp8_recipe is legal).
+// (tp, pp, dp 2: every conditional default applies; fp8 so an fp8_recipe is legal; op_selective so
+// what it saves is legal).
 nlohmann::json skeleton_with(const nlohmann::json& defaults) {
   nlohmann::json w = {{"name", "stack-check"},
                       {"model", "m"},
@@ -45,7 +46,7 @@ nlohmann::json skeleton_with(const nlohmann::json& defaults) {
                       {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"sequence_parallel", false}, {"zero", 0}}},
                       {"batch", {{"micro_batch", 1}, {"global_batch", 8}, {"seq_len", 1024}}},
                       {"precision", "fp8"},
-                      {"checkpointing", "none"},
+                      {"checkpointing", "op_selective"},
                       {"fused", {{"qkv", true}, {"gate_up", true}}}};
   w.merge_patch(defaults);
   return w;
@@ -110,6 +111,8 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
       v = false;
     if (path == "parallel/zero" && dp * cp == 1) v = 0;
     if (path == "fp8_recipe" && !fp8) continue;
+    // What per-op selective AC saves, for a run that uses it.
+    if (path == "op_selective_saved_formats" && out.value("checkpointing", std::string()) != "op_selective") continue;
     // The flash kernel's implementation, for a run whose own attention is not the profile's flash.
     if (path == "attention_kernel" && out.value("attention", std::string()) != "flash") continue;
     out[ptr] = v;

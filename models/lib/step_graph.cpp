@@ -251,9 +251,12 @@ struct GraphBuilder {
 // torchtitan's per-op policy (_save_list: mm, the SDPA kernels, reduce_scatter): an op is
 // recomputed unless it is a matmul with an odd count in its block (1st, 3rd, ...), the attention
 // kernel, or a reduce-scatter. So norms, rotary, activations, quantize ops and TP all-gathers are
-// recomputed, as are every second linear GEMM (wk, wo, w3 in torchtitan's Llama order).
-bool op_selective_recomputes(const FwdOp& f, int& matmuls) {
+// recomputed, as are every second linear GEMM (wk, wo, w3 in torchtitan's Llama order). A
+// low-precision GEMM in a format the policy does not list (Workload::op_selective_saves) is not a
+// matmul to it: recomputed, and not counted.
+bool op_selective_recomputes(const FwdOp& f, const Workload& w, int& matmuls) {
   if (f.attention_core) return false;
+  if (f.op.kind == OpKind::Gemm && !w.op_selective_saves_gemm(f.op.dtype)) return true;
   if (f.op.kind == OpKind::Gemm) return ++matmuls % 2 == 0;
   if (f.op.is_collective()) return f.op.kind == OpKind::AllGather;
   return true;
@@ -464,7 +467,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         int matmuls = 0;  // per-op selective: the block's linear GEMMs in order
         for (auto& f : it->fwd) {
           bool redo = policy == Checkpointing::Full || f.attention_core;
-          if (policy == Checkpointing::OpSelective) redo = op_selective_recomputes(f, matmuls);
+          if (policy == Checkpointing::OpSelective) redo = op_selective_recomputes(f, w, matmuls);
           if (!redo) continue;
           if (f.op.is_collective() && f.role == Role::TpEnter && !sp) continue;
           Op o = f.op;

@@ -223,6 +223,20 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
                     : ck == "selective" ? Checkpointing::Selective
                     : ck == "full"      ? Checkpointing::Full
                                         : Checkpointing::OpSelective;
+  if (r.has("op_selective_saved_formats")) {
+    if (w.checkpointing != Checkpointing::OpSelective)
+      r.fail("op_selective_saved_formats", fmt::format("names what per-op selective AC saves, and checkpointing is \"{}\"; "
+                                                       "remove op_selective_saved_formats or set checkpointing \"op_selective\"", ck));
+    for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4}) w.op_selective_saves[static_cast<size_t>(d)] = false;
+    for (const std::string& f : r.strings("op_selective_saved_formats")) {
+      if (f == "fp8") w.op_selective_saves[static_cast<size_t>(DType::FP8)] = true;
+      else if (f == "mxfp8") w.op_selective_saves[static_cast<size_t>(DType::MXFP8)] = true;
+      else if (f == "nvfp4") w.op_selective_saves[static_cast<size_t>(DType::NVFP4)] = true;
+      else
+        r.fail("op_selective_saved_formats", fmt::format("unknown format \"{}\"; list low-precision GEMM formats: fp8, mxfp8, nvfp4 "
+                                                         "(BF16 matmuls are always saved)", f));
+    }
+  }
   w.checkpoint_every = r.integer_or("checkpoint_every", 1, 1, 1 << 16);
   if (w.checkpoint_every > 1 && w.checkpointing == Checkpointing::None)
     r.fail("checkpoint_every", "applies the checkpointing policy to every k-th layer, and checkpointing is \"none\"; "
@@ -326,6 +340,15 @@ std::string workload_to_json(const Workload& w) {
   if (w.master_weights) j["master_weights"] = *w.master_weights;
   if (w.optimizer_state_dtype != DType::FP32) j["optimizer_state_dtype"] = "bf16";
   j["checkpointing"] = to_string(w.checkpointing);
+  if (w.checkpointing == Checkpointing::OpSelective) {
+    std::vector<std::string> saved;
+    bool all = true;
+    for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4}) {
+      if (w.op_selective_saves_gemm(d)) saved.push_back(to_string(d));
+      else all = false;
+    }
+    if (!all) j["op_selective_saved_formats"] = saved;
+  }
   if (w.checkpoint_every > 1) j["checkpoint_every"] = w.checkpoint_every;
   if (w.checkpoint_layers > 0) j["checkpoint_layers"] = w.checkpoint_layers;
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}, {"elementwise", w.fused_elementwise}};

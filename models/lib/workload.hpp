@@ -3,6 +3,7 @@
 // Cross-checks that need the hardware (devices per node, HBM) happen in the run layer.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -174,6 +175,12 @@ struct Workload {
   bool bf16_layer(int64_t layer, int64_t layers) const {
     return has_bf16_layers() && (layer < bf16_first_layers || layer >= layers - bf16_last_layers);
   }
+  // Per-op selective AC saves the outputs of the matmuls its policy lists (torchtitan: aten.mm). A
+  // low-precision linear whose GEMM runs through an op outside that list (a format marked false
+  // here) is recomputed and keeps nothing: its block saves only its input and the attention
+  // kernel's output. Indexed by DType; BF16 / FP32 matmuls are always saved.
+  std::array<bool, kDTypes> op_selective_saves{true, true, true, true, true};
+  bool op_selective_saves_gemm(DType d) const { return op_selective_saves[static_cast<size_t>(d)]; }
   // The policy of a layer, `in_chunk` its position in its pipeline chunk.
   Checkpointing checkpointing_of(int64_t layer, int64_t in_chunk) const {
     if (layer % checkpoint_every != 0 || (checkpoint_layers > 0 && in_chunk >= checkpoint_layers)) return Checkpointing::None;

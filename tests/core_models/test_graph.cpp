@@ -273,3 +273,40 @@ TEST_CASE("per-op selective AC: every second linear GEMM and all non-GEMM ops re
   CHECK(layer_activation_bytes(m, w).base() < layer_activation_bytes(m, sel).base());
   CHECK(layer_activation_bytes(m, w).base() > layer_activation_bytes(m, full).base());
 }
+
+// A low-precision GEMM the per-op policy does not list (torchtitan: torchao's NVFP4 linear) is
+// recomputed and keeps nothing; the attention kernel's output and the block input are still kept.
+TEST_CASE("per-op selective AC: linears in an unsaved format are all recomputed and keep nothing", "[graph][checkpoint]") {
+  auto m = load_model_spec(model_path("llama3.1-8b"));
+  auto w = workload("llama3.1-8b", "dgx-b200", 1, 1, 1, 8, 1, 8, 4096);
+  w.attention = Attention::Flash;
+  w.fused_qkv = false, w.fused_gate_up = false;
+  w.checkpointing = Checkpointing::OpSelective;
+  w.precision = Precision::NVFP4;
+  const auto recomputed_gemms = [&](const Workload& x) {
+    int n = 0;
+    for (const auto& st : build_step_plan(m, x).stages)
+      for (auto v : st.backward) {
+        const Op& op = st.graph[v];
+        n += op.phase == Phase::Recompute && op.kind == OpKind::Gemm && op.label.find("flash") == std::string::npos;
+      }
+    return n;
+  };
+  CHECK(recomputed_gemms(w) == 3 * m.layers);  // saved like BF16 matmuls: wk, wo, w3
+  const double saved = layer_activation_bytes(m, w).base();
+  auto unsaved = w;
+  unsaved.op_selective_saves[static_cast<size_t>(DType::NVFP4)] = false;
+  CHECK(recomputed_gemms(unsaved) == 7 * m.layers);  // wq, wk, wv, wo, w1, w3, w2
+  const double s = 4096, h = 4096, a = 32, d = 128;
+  CHECK(layer_activation_bytes(m, unsaved).base() == Approx(2 * s * h + 2 * s * a * d + 4 * a * s));
+  CHECK(layer_activation_bytes(m, unsaved).base() < saved);
+  // Blocks kept in BF16 run aten.mm: saved as before.
+  unsaved.bf16_last_layers = 4;
+  CHECK(recomputed_gemms(unsaved) == 7 * (m.layers - 4) + 3 * 4);
+  CHECK(layer_activation_bytes(m, unsaved, m.layers - 1).base() > layer_activation_bytes(m, unsaved, 0).base());
+  // Another format's runs are unaffected.
+  auto mx = unsaved;
+  mx.precision = Precision::MXFP8;
+  mx.bf16_last_layers = 0;
+  CHECK(recomputed_gemms(mx) == 3 * m.layers);
+}

@@ -266,7 +266,7 @@ TEST_CASE("every corpus row is predicted, calibration, not expressible or refuse
 
 TEST_CASE("torchtitan rows: FSDP2 as ZeRO-3, float8 recipes, async TP, named blockers", "[validation]") {
   const auto v = load_dataset("torchtitan", kCsv);
-  REQUIRE(v.size() == 56 + 20);  // 20 expressible rows also state their peak memory
+  REQUIRE(v.size() == 56 + 26);  // 26 expressible rows also state their peak memory
   const auto mem = std::find_if(v.begin(), v.end(), [](const ValidationCase& c) {
     return c.row == 1 && c.quantity == Metric::PeakMemoryGiB;
   });
@@ -318,12 +318,22 @@ TEST_CASE("torchtitan rows: FSDP2 as ZeRO-3, float8 recipes, async TP, named blo
   CHECK(row(v, 46, Metric::TokensPerSPerGpu).not_expressible.find("power-limited B200") != std::string::npos);
   // The NVFP4 page's "Blackwell, SKU not stated" rows: their memory (GiB and % of the device) puts
   // the device at 184.3 GiB, which only the GB200 (186 GiB) holds; the Qwen3 8B shape is known;
-  // what remains unstated is their activation checkpointing.
-  for (int r : {52, 53, 55, 56}) {
+  // their unstated activation checkpointing is the config default, per-op selective AC, whose
+  // policy (the torchtitan profile) saves float8 and MXFP8 GEMM outputs but not NVFP4's. Their
+  // torch 2.14 is a 2025-or-later build: the loss is compiled with the model.
+  for (int r : {51, 52, 53, 54, 55, 56}) {
     INFO("torchtitan row " << r);
-    CHECK(row(v, r, Metric::TokensPerSPerGpu).family == "blackwell");
-    CHECK(row(v, r, Metric::TokensPerSPerGpu).not_expressible == "activation checkpointing not stated");
+    const auto& c = row(v, r, Metric::TokensPerSPerGpu);
+    REQUIRE(c.has_workload);
+    CHECK(c.family == "blackwell");
+    CHECK(c.workload.hw == "gb200-nvl72");
+    CHECK(c.workload.checkpointing == Checkpointing::OpSelective);
+    CHECK(c.workload.loss() == Workload::LossKernel::Compiled);
+    CHECK(c.workload.op_selective_saves_gemm(DType::MXFP8));
+    CHECK_FALSE(c.workload.op_selective_saves_gemm(DType::NVFP4));
   }
+  CHECK(row(v, 51, Metric::TokensPerSPerGpu).workload.precision == Precision::NVFP4);
+  CHECK(row(v, 51, Metric::TokensPerSPerGpu).workload.bf16_last_layers == 5);
   // Every row is either a workload or names what it lacks.
   for (const auto& c : v) CHECK(c.has_workload != !c.not_expressible.empty());
 }

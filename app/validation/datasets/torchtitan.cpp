@@ -33,8 +33,12 @@
 // (96 GB HBM2e, 500 W) are their own family (h100_500w); H200 hosts are p5en.48xlarge; the B200
 // rows ran power-limited at a limit the page does not state (not expressible); the NVFP4 page's
 // "Blackwell, SKU not stated" rows ran on GB200s (the device size their memory implies,
-// blackwell_by_memory); their activation checkpointing is not stated (not expressible, below); the
-// NVFP4 rows' BF16 tail (the last 5 / 6 blocks) is Workload::bf16_layers.
+// blackwell_by_memory); their activation checkpointing is not stated: the config default of
+// torchtitan's Llama 3 8B and Qwen3 configs, per-op selective AC (as row 31 infers it), a declared
+// assumption for every such row. Evidence: with it, the four BF16 / MXFP8 rows' stated memory is
+// predicted +6 to +11 %, and the NVFP4 rows' +3 to +5 % once NVFP4 GEMMs are outside the policy's
+// save list (stacks/torchtitan.json). The NVFP4 rows' BF16 tail (the last 5 / 6 blocks) is
+// Workload::bf16_layers.
 // A100 80GB: p4de.24xlarge (8 x A100 80GB, 400 Gb/s EFA per node), a declared assumption for
 // every A100 row: the page names no cluster. Evidence: its two Llama 2 70B rows run at the same
 // rate (355 tokens/s/GPU at micro-batch 1 with per-op selective AC, 353 at micro-batch 2 with full
@@ -115,13 +119,22 @@ std::pair<std::string, std::string> titan_hw(const std::string& cell, double dev
 }
 
 // The year of the torchtitan commit a row ran ("torchtitan 9dec370 (2024-12-26); torch ..."): the
-// first "(YYYY-" in the cell; 0 when there is none.
+// first "(YYYY-" in the cell; without one, the year of the torch it names: a nightly's
+// "devYYYYMMDD", else a release "torch 2.N" with N >= 6 is 2025 or later (torch 2.6 was released
+// in 2025-01; PyTorch's release notes); 0 when the cell says none of these.
 int titan_year(const std::string& cell) {
+  const auto digits = [&](size_t at, size_t n) {
+    return at + n <= cell.size() && std::all_of(cell.begin() + static_cast<long>(at), cell.begin() + static_cast<long>(at + n),
+                                                [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; });
+  };
   for (size_t at = cell.find('('); at != std::string::npos; at = cell.find('(', at + 1))
-    if (at + 5 < cell.size() && cell[at + 5] == '-' &&
-        std::all_of(cell.begin() + static_cast<long>(at) + 1, cell.begin() + static_cast<long>(at) + 5,
-                    [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; }))
-      return std::stoi(cell.substr(at + 1, 4));
+    if (at + 5 < cell.size() && cell[at + 5] == '-' && digits(at + 1, 4)) return std::stoi(cell.substr(at + 1, 4));
+  if (const size_t at = cell.find(".dev"); at != std::string::npos && digits(at + 4, 4)) return std::stoi(cell.substr(at + 4, 4));
+  if (const size_t at = cell.find("torch 2."); at != std::string::npos && digits(at + 8, 1)) {
+    size_t end = at + 8;
+    while (digits(end, 1)) ++end;
+    if (std::stoi(cell.substr(at + 8, end - at - 8)) >= 6) return 2025;
+  }
   return 0;
 }
 
@@ -179,14 +192,6 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       if (local % stages == 0) micro = std::to_string(local / stages);
     }
     if (micro.empty()) blockers.push_back("micro-batch not stated");
-    // Activation checkpointing not stated (the NVFP4 page): not expressible. The config default,
-    // per-op selective AC, cannot be what its Llama 3 8B rows ran: at 32 x 2,048 tokens per GPU it
-    // needs 255 GiB (~200 by hand: ~64 KB per token per layer saved, plus FP32 logits) of the
-    // GB200's 184, so they ran something heavier, which the page does not say; "the lightest mode
-    // that fits" (full on every second block, or every block) would be a guess that decides their
-    // predictions (session 25: it also makes them the Blackwell family's first torchtitan
-    // calibration rows, moving its fitted efficiencies 0.455 / 0.689 -> 0.513 / 0.619).
-    if (contains(rec, "not stated")) blockers.push_back("activation checkpointing not stated");
     // NVFP4 with a BF16 tail ("bf16 tail: layers 27-31 + LM head bf16"): the last blocks stay in
     // BF16 (Workload::bf16_layers; the LM head is BF16 in every low-precision run).
     int64_t bf16_last = 0;
@@ -224,6 +229,14 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       w.precision = p;
       w.fp8_recipe = recipe;
       w.bf16_last_layers = bf16_last;
+      // The per-op policy counts the unfused wq, wk, wv, wo, w1, w3, w2 matmuls in that order; "not
+      // stated" is the config default, per-op (header). Set before the profile, which says what
+      // the per-op policy saves.
+      const bool every_k = contains(rec, "layer");  // selective layer AC: full on every 2nd block (header)
+      w.checkpointing = contains(rec, "full") || every_k ? Checkpointing::Full
+                        : contains(rec, "selective") || contains(rec, "not stated") ? Checkpointing::OpSelective
+                                                                                     : Checkpointing::None;
+      if (every_k) w.checkpoint_every = 2;
       w = with_stack(w, stack_profile("torchtitan"));
       w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(notes, "async TP");  // fused AG + matmul, matmul + RS
       // torch.compile fuses the element-wise chains; eager (the config default) does not.
@@ -231,12 +244,6 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       // The loss runs eagerly unless compiled, and torchtitan compiled it only from 2025 (header).
       w.loss_kernel = w.fused_elementwise && titan_year(t.at(r, "framework_version")) >= 2025 ? Workload::LossKernel::Compiled
                                                                                                : Workload::LossKernel::Eager;
-      // The per-op policy counts the unfused wq, wk, wv, wo, w1, w3, w2 matmuls in that order.
-      const bool every_k = contains(rec, "layer");  // selective layer AC: full on every 2nd block (header)
-      w.checkpointing = contains(rec, "full") || every_k ? Checkpointing::Full
-                        : contains(rec, "selective")     ? Checkpointing::OpSelective
-                                                         : Checkpointing::None;
-      if (every_k) w.checkpoint_every = 2;
       if (pp > 1) {
         w.virtual_stages = stages_per_rank;
         // apply_fsdp with PP: no reshard after forward; the pipeline schedule turns FSDP2's gradient
