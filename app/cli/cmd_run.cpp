@@ -14,6 +14,7 @@
 #include "platform.hpp"
 #include "commands.hpp"
 #include "intervals.hpp"
+#include "memory_band.hpp"
 #include "report.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
@@ -35,7 +36,9 @@ int cmd_run(const ArgList& argv) {
   if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
   const std::string fmt_name = a.choice("format", {"text", "json", "md"});
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
-  Scenario s = load_scenario(a.positional()[0]);
+  Scenario s = load_scenario(a.positional()[0], /*allow_oom=*/true);
+  // Refused, with how sure trnsim's memory model is when the margin is small (memory_band.hpp).
+  if (!s.fits) throw ConfigError(s.memory_error + memory_margin_note(s));
   maybe_inject_fault(s.workload.name);
   StepOptions opt;
   opt.trace = a.has("trace");
