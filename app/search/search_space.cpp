@@ -94,6 +94,7 @@ void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stac
   base.model = "m", base.hw = "h";
   base.tp = 2, base.dp = 2, base.global_batch = 2, base.seq_len = 2;
   base.precision = Precision::MixedBF16;
+  base.checkpointing = Checkpointing::OpSelective;  // so the profile's op_selective_saved_formats applies
   spec.stack = name;
   spec.stack_template = with_stack(base, load_stack_profile(stacks(name)));
   spec.stack_axes.clear();
@@ -290,6 +291,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     if (w.attention == Attention::Flash) w.attention_kernel = st.attention_kernel;  // the stack's flash implementation
     w.reduce_every_micro_batch = w.zero >= 2;
     if (w.precision == Precision::FP8) w.fp8_recipe = st.fp8_recipe;
+    w.op_selective_saves = st.op_selective_saves;  // what its per-op AC saves (no effect under other policies)
   }
   w.name = layout_name(l, spec);
   w.file = w.name;

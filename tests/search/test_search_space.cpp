@@ -111,6 +111,9 @@ TEST_CASE("a stack profile fixes the axes it sets, where the loader would apply 
     CHECK(w.fsdp_shard == Workload::FsdpShard::Master);
     CHECK(w.fp32_grads);
     CHECK(w.reduce_every_micro_batch == (w.zero >= 2));
+    // Its per-op AC keeps float8 / MXFP8 GEMM outputs, not NVFP4's (stacks/torchtitan.json).
+    CHECK(w.op_selective_saves_gemm(DType::MXFP8));
+    CHECK_FALSE(w.op_selective_saves_gemm(DType::NVFP4));
   }
   CHECK(tps.size() > 1);  // TP, PP, micro-batch, recompute stay search axes
   // --axes wins over the profile: ZeRO-1 asked for, ZeRO-1 searched.
