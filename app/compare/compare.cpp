@@ -98,7 +98,7 @@ Study load_study(const std::string& file) {
 std::string best_low_precision(const HwSpec& hw) {
   std::string best;
   double rate = hw.tensor.peak_tflops[static_cast<int>(DType::BF16)];
-  for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4})
+  for (DType d : kLowPrecisionDTypes)
     if (hw.tensor.supports(d) && hw.tensor.peak_tflops[static_cast<int>(d)] > rate * (1 + 1e-9)) {
       rate = hw.tensor.peak_tflops[static_cast<int>(d)];
       best = to_string(d);
@@ -156,7 +156,7 @@ nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, 
   // MFU against the dense peak of the format the linear layers run in (the search's "mfu" is
   // against BF16, which a low-precision run can exceed).
   double format_peak = hw.tensor.peak_tflops[static_cast<int>(DType::BF16)];
-  for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4})
+  for (DType d : kLowPrecisionDTypes)
     if (c.precision == to_string(d)) format_peak = hw.tensor.peak_tflops[static_cast<int>(d)];
   row["mfu_of_format_peak"] = best["mfu"].get<double>() * hw.tensor.peak_tflops[static_cast<int>(DType::BF16)] / format_peak;
   row["step_time_s"] = t;

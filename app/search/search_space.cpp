@@ -93,8 +93,10 @@ void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stac
   base.file = "--stack " + name;
   base.model = "m", base.hw = "h";
   base.tp = 2, base.dp = 2, base.global_batch = 2, base.seq_len = 2;
-  base.precision = Precision::MixedBF16;
-  base.checkpointing = Checkpointing::OpSelective;  // so the profile's op_selective_saved_formats applies
+  // FP8 and per-op AC, as the profile check's skeleton (stack_profile.cpp): the profile's defaults
+  // that apply only under them (fp8_recipe, op_selective_saved_formats) reach the template too.
+  base.precision = Precision::FP8;
+  base.checkpointing = Checkpointing::OpSelective;
   spec.stack = name;
   spec.stack_template = with_stack(base, load_stack_profile(stacks(name)));
   spec.stack_axes.clear();

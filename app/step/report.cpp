@@ -67,9 +67,9 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   if (w.checkpoint_every > 1) j["workload"]["checkpoint_every"] = w.checkpoint_every;
   if (w.checkpoint_layers > 0) j["workload"]["checkpoint_layers"] = w.checkpoint_layers;
   // Per-op selective AC that does not save this run's low-precision GEMMs: its linears are recomputed.
-  if (w.checkpointing == Checkpointing::OpSelective && is_low_precision(linear_dtype(w.precision)) &&
-      !w.op_selective_saves_gemm(linear_dtype(w.precision)))
-    j["workload"]["op_selective_unsaved_format"] = to_string(linear_dtype(w.precision));
+  if (const DType lin = linear_dtype(w.precision);
+      w.checkpointing == Checkpointing::OpSelective && is_low_precision(lin) && !w.op_selective_saves_gemm(lin))
+    j["workload"]["op_selective_unsaved_format"] = to_string(lin);
   if (!w.pipeline_layout.empty()) j["workload"]["pipeline_layout"] = w.pipeline_layout;
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["workload"]["fsdp_shard"] = "master";
   if (!w.loss_parallel) j["workload"]["loss_parallel"] = false;

@@ -76,7 +76,7 @@ void validate_against_hw(const Workload& w, const HwSpec& hw) {
   const DType lin = linear_dtype(w.precision);
   if (!hw.tensor.supports(lin)) {
     std::string has;
-    for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4})
+    for (DType d : kLowPrecisionDTypes)
       if (hw.tensor.supports(d)) has += fmt::format(", \"{}\"", to_string(d));
     fail("/precision", fmt::format("{} ({}) has no {} GEMMs (no tensor.peak_TFLOPS_per_chip.{}); use \"mixed-bf16\"{}",
                                    hw.instance, hw.file, to_string(lin), to_string(lin), has));

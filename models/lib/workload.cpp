@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <stdexcept>
 
 #include "pipeline_layout.hpp"
@@ -227,11 +229,10 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     if (w.checkpointing != Checkpointing::OpSelective)
       r.fail("op_selective_saved_formats", fmt::format("names what per-op selective AC saves, and checkpointing is \"{}\"; "
                                                        "remove op_selective_saved_formats or set checkpointing \"op_selective\"", ck));
-    for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4}) w.op_selective_saves[static_cast<size_t>(d)] = false;
+    for (DType d : kLowPrecisionDTypes) w.op_selective_saves[static_cast<size_t>(d)] = false;
     for (const std::string& f : r.strings("op_selective_saved_formats")) {
-      if (f == "fp8") w.op_selective_saves[static_cast<size_t>(DType::FP8)] = true;
-      else if (f == "mxfp8") w.op_selective_saves[static_cast<size_t>(DType::MXFP8)] = true;
-      else if (f == "nvfp4") w.op_selective_saves[static_cast<size_t>(DType::NVFP4)] = true;
+      const auto d = std::find_if(kLowPrecisionDTypes.begin(), kLowPrecisionDTypes.end(), [&](DType x) { return f == to_string(x); });
+      if (d != kLowPrecisionDTypes.end()) w.op_selective_saves[static_cast<size_t>(*d)] = true;
       else
         r.fail("op_selective_saved_formats", fmt::format("unknown format \"{}\"; list low-precision GEMM formats: fp8, mxfp8, nvfp4 "
                                                          "(BF16 matmuls are always saved)", f));
@@ -343,7 +344,7 @@ std::string workload_to_json(const Workload& w) {
   if (w.checkpointing == Checkpointing::OpSelective) {
     std::vector<std::string> saved;
     bool all = true;
-    for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4}) {
+    for (DType d : kLowPrecisionDTypes) {
       if (w.op_selective_saves_gemm(d)) saved.push_back(to_string(d));
       else all = false;
     }

@@ -89,7 +89,7 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
                                     "clock x 2 x cores_per_chip); fix the array or the figure",
                                     bf16, array_tflops));
       h.tensor.peak_tflops[static_cast<int>(DType::BF16)] = bf16;
-      for (DType d : {DType::FP8, DType::MXFP8, DType::NVFP4})
+      for (DType d : kLowPrecisionDTypes)
         h.tensor.peak_tflops[static_cast<int>(d)] = pk.number_or(to_string(d), 0.0, 1.0, 1e6);
       require_source(pk);
       pk.ignore("notes");

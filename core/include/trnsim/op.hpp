@@ -4,6 +4,7 @@
 // names shapes (GEMM M,K,N; element counts; bytes) but no layer or model concepts
 // beyond a free-text label.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -60,6 +61,8 @@ constexpr double dtype_bytes(DType d) {
 }
 // Narrower than BF16: runs on the tensor engine's low-precision rate.
 constexpr bool is_low_precision(DType d) { return d == DType::FP8 || d == DType::MXFP8 || d == DType::NVFP4; }
+// Every low-precision format, in the order reports list them.
+constexpr std::array<DType, 3> kLowPrecisionDTypes{DType::FP8, DType::MXFP8, DType::NVFP4};
 const char* to_string(OpKind k);
 const char* to_string(Engine e);
 const char* to_string(Group g);
