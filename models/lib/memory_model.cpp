@@ -84,21 +84,31 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
     // GEMMs in order (q, k, v or fused qkv; out-proj; gate, up or fused gate-up; down), and the
     // attention kernel's output with its FP32 log-sum-exp. Everything else is recomputed. Linear
     // GEMMs in a format the policy does not save (Workload::op_selective_saves) keep nothing.
+    // Under torch.compile (fused.elementwise: per-op SAC is torchtitan's, whose element-wise
+    // chains fuse only when compiled) the partitioner saves a tensor only if the backward reads
+    // it, so the out- and down-projections' outputs, read only by the residual add, are not kept
+    // (eager SAC caches every listed op's output as it runs). Evidence: docs/stacks.md.
+    const bool compiled = w.fused_elementwise;
     const double d = static_cast<double>(m.head_dim()), sb = s * b;
-    std::vector<double> outs;  // output elements of each linear GEMM (whole, before TP)
-    if (w.fused_qkv) outs.push_back(sb * (a + 2 * g) * d);
-    else outs.insert(outs.end(), {sb * a * d, sb * g * d, sb * g * d});
-    outs.push_back(sbh);
+    struct Out {
+      double elements;  // output elements of the linear GEMM (whole, before TP)
+      bool residual_only;
+    };
+    std::vector<Out> outs;
+    if (w.fused_qkv) outs.push_back({sb * (a + 2 * g) * d, false});
+    else outs.insert(outs.end(), {{sb * a * d, false}, {sb * g * d, false}, {sb * g * d, false}});
+    outs.push_back({sbh, true});
     if (m.activation == Activation::SwiGLU) {
-      if (w.fused_gate_up) outs.push_back(2 * sb * f);
-      else outs.insert(outs.end(), {sb * f, sb * f});
+      if (w.fused_gate_up) outs.push_back({2 * sb * f, false});
+      else outs.insert(outs.end(), {{sb * f, false}, {sb * f, false}});
     } else {
-      outs.push_back(sb * f);
+      outs.push_back({sb * f, false});
     }
-    outs.push_back(sbh);
+    outs.push_back({sbh, true});
     double kept = 0;
     if (w.op_selective_saves_gemm(linear_dtype(w.precision)))
-      for (size_t i = 0; i < outs.size(); i += 2) kept += 2 * outs[i];
+      for (size_t i = 0; i < outs.size(); i += 2)
+        if (!(compiled && outs[i].residual_only)) kept += 2 * outs[i].elements;
     kept += 2 * sb * a * d + 4 * a * sb;  // attention output (BF16) and log-sum-exp (FP32)
     const double input = 2 * sbh;
     return Bytes(el * ((w.sequence_parallel ? input / t : input) + kept / t));

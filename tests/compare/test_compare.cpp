@@ -258,8 +258,10 @@ TEST_CASE("a search row's workload reproduces its step, and its interval's param
   CHECK(1.6449 * skipped.param_sigma <= half);
   CHECK(skipped.e_lo == m.for_hw(trn1.hw).e_lo);
   const Interval base = m.for_hw(s.hw);
-  CHECK(iv.e_lo <= base.e_lo);
-  CHECK(iv.e_hi >= base.e_hi);
+  // The wider of the two about the log centre: never narrower than the family's (to rounding of
+  // the log / exp round trip when the family's is the wider).
+  CHECK(iv.e_lo <= base.e_lo + 1e-12);
+  CHECK(iv.e_hi >= base.e_hi - 1e-12);
 }
 
 TEST_CASE("a study's hardware runs under its stack profile - an unknown profile is refused by name", "[compare][stack]") {

@@ -249,6 +249,7 @@ TEST_CASE("per-op selective AC: every second linear GEMM and all non-GEMM ops re
   w.attention = Attention::Flash;
   w.fused_qkv = false, w.fused_gate_up = false;  // torchtitan: wq, wk, wv, wo, w1, w3, w2
   w.checkpointing = Checkpointing::OpSelective;
+  w.fused_elementwise = false;  // eager: SAC caches every listed op's output
   const auto plan = build_step_plan(m, w);
   int recomputed_gemms = 0, recomputed_other = 0, recomputed_flash = 0;
   for (const auto& st : plan.stages)
@@ -266,6 +267,23 @@ TEST_CASE("per-op selective AC: every second linear GEMM and all non-GEMM ops re
   const double s = 4096, b = 1, h = 4096, f = 14336, a = 32, g = 8, d = 128;
   const double expect = 2 * s * b * h + 2 * (s * b * a * d + s * b * g * d + s * b * f + s * b * h) + 2 * s * b * a * d + 4 * a * s * b;
   CHECK(layer_activation_bytes(m, w).base() == Approx(expect));
+  // Under torch.compile the partitioner keeps only what the backward reads: w2's output feeds
+  // only the residual add, so it is not kept; the recomputed GEMMs are the same.
+  auto compiled = w;
+  compiled.fused_elementwise = true;
+  CHECK(layer_activation_bytes(m, compiled).base() == Approx(expect - 2 * s * b * h));
+  int compiled_recomputed = 0;
+  for (const auto& st : build_step_plan(m, compiled).stages)
+    for (auto v : st.backward) {
+      const Op& op = st.graph[v];
+      compiled_recomputed += op.phase == Phase::Recompute && op.kind == OpKind::Gemm && op.label.find("flash") == std::string::npos;
+    }
+  CHECK(compiled_recomputed == 3 * m.layers);
+  // Fused QKV and gate-up (outputs: qkv, wo, gate-up, w2): the saved ones are qkv and gate-up,
+  // neither read only by the residual add, so eager and compiled keep the same.
+  auto fused = w, fused_compiled = compiled;
+  fused.fused_qkv = fused.fused_gate_up = fused_compiled.fused_qkv = fused_compiled.fused_gate_up = true;
+  CHECK(layer_activation_bytes(m, fused).base() == Approx(layer_activation_bytes(m, fused_compiled).base()));
   // Between selective (attention core only) and full in memory.
   auto sel = w, full = w;
   sel.checkpointing = Checkpointing::Selective;
