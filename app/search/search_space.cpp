@@ -104,9 +104,13 @@ void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stac
                                                          {"parallel/sequence_parallel", "sp"},
                                                          {"parallel/tp_overlap", "tp_overlap"},
                                                          {"parallel/overlap_dp", "dp_overlap"}, {"parallel/zero", "zero"}};
-  for (const auto& f : spec.stack_template.stack_fields)
+  spec.stack_grad_reduce.clear();
+  for (const auto& f : spec.stack_template.stack_fields) {
     for (const auto& [path, axis] : axis_of)
       if (f.rfind(std::string(path) + " = ", 0) == 0 && !spec.axes.count(axis)) spec.stack_axes.push_back(axis);
+    const std::string gr = "parallel/grad_reduce = ";
+    if (f.rfind(gr, 0) == 0) spec.stack_grad_reduce = f.substr(gr.size());
+  }
 }
 
 std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, const std::vector<HwSpec>& hws) {
@@ -291,7 +295,8 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.moe_dispatcher = st.moe_dispatcher;
     w.moe_grouped_gemm = st.moe_grouped_gemm;
     if (w.attention == Attention::Flash) w.attention_kernel = st.attention_kernel;  // the stack's flash implementation
-    w.reduce_every_micro_batch = w.zero >= 2;
+    // When the stack reduces gradients, where the layout's ZeRO stage allows it (workload.cpp).
+    w.reduce_every_micro_batch = w.zero == 2 || (spec.stack_grad_reduce.empty() ? w.zero >= 2 : spec.stack_grad_reduce == "per_micro_batch");
     if (w.precision == Precision::FP8) w.fp8_recipe = st.fp8_recipe;
     w.op_selective_saves = st.op_selective_saves;  // what its per-op AC saves (no effect under other policies)
   }

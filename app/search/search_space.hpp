@@ -58,6 +58,10 @@ struct SpaceSpec {
   std::string stack;
   Workload stack_template;              // the profile applied to a tp 2, dp 2 workload
   std::vector<std::string> stack_axes;  // the axes it fixes
+  // The profile's parallel.grad_reduce, if it sets one: "per_step" makes a ZeRO-3 layout reduce once
+  // per step (FSDP2 without gradient sync), "per_micro_batch" a ZeRO-0/1 layout every micro-batch;
+  // ZeRO-2 always reduces every micro-batch. Empty: the loader's default by ZeRO stage.
+  std::string stack_grad_reduce;
 };
 // Loads stacks/<name>.json into the spec (throws ConfigError naming the stack if unknown).
 void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stacks);

@@ -267,9 +267,13 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     // ZeRO-2/3 keep their gradient shard plus one layer's full gradients (the reduce bucket in flight).
     // ZeRO-3 reducing once per step (FSDP2 without gradient sync until the last micro-batch, as a
     // pipeline schedule runs it) accumulates every unsharded gradient in the gradient dtype
-    // (FSDP2's unsharded_accumulated_grad in reduce_dtype) beside the shard.
-    const double in_flight_grads = w.reduce_every_micro_batch ? Pt / static_cast<double>(std::max<int64_t>(1, layers)) : Pt;
-    b.gradients = w.zero >= 2 ? Bytes(trained * gbytes + in_flight_grads * gbytes) : Bytes(Pt * gbytes);
+    // (FSDP2's unsharded_accumulated_grad in reduce_dtype); the shard exists only from the last
+    // micro-batch's backward on, as each unit's unsharded gradient is reduced and freed (the step's
+    // optimizer zeroed it to None), so the peak holds the unsharded gradients and one unit's shard.
+    const double per_unit = Pt / static_cast<double>(std::max<int64_t>(1, layers));
+    b.gradients = w.zero < 2                    ? Bytes(Pt * gbytes)
+                  : w.reduce_every_micro_batch ? Bytes(trained * gbytes + per_unit * gbytes)
+                                               : Bytes(Pt * gbytes + per_unit / static_cast<double>(w.dp_cp()) * gbytes);
     b.optimizer_states = Bytes(trained * w.optimizer_state_bytes());  // first and second moments
     if (w.fp32_master()) b.master_weights = Bytes(trained * 4.0);
     // Low-precision copies of the linear weights, row-wise and transposed / column-wise (TE keeps

@@ -18,7 +18,8 @@ const std::vector<std::string>& stack_settable_fields() {
       "fp8_recipe",        "fused/qkv",              "fused/gate_up",       "fused/elementwise",   "fused/loss",   "parallel/sequence_parallel",
       "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap", "parallel/tp_overlap_forward",
       "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance", "parallel/moe_dispatcher", "parallel/moe_grouped_gemm",
-      "parallel/fsdp_shard", "parallel/fsdp_reshard_after_forward", "parallel/fsdp_prefetch", "parallel/loss_parallel"};
+      "parallel/fsdp_shard", "parallel/fsdp_reshard_after_forward", "parallel/fsdp_prefetch", "parallel/grad_reduce",
+      "parallel/loss_parallel"};
   return fields;
 }
 
@@ -110,6 +111,10 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
         tp == 1)
       v = false;
     if (path == "parallel/zero" && dp * cp == 1) v = 0;
+    // ZeRO-2 partitions gradients and reduces them every micro-batch: a per-step default skips it.
+    if (path == "parallel/grad_reduce" && v == "per_step" && out.contains("parallel") && out["parallel"].contains("zero") &&
+        out["parallel"]["zero"] == 2)
+      continue;
     if (path == "fp8_recipe" && !fp8) continue;
     // What per-op selective AC saves, for a run that uses it.
     if (path == "op_selective_saved_formats" && out.value("checkpointing", std::string()) != "op_selective") continue;

@@ -248,7 +248,9 @@ TEST_CASE("ZeRO-3 without gradient sync until the last micro-batch: unsharded FP
   CHECK(synced.gradients.base() == Approx(4.0 * (P / 16 + P / layers)).epsilon(1e-6));
   w.reduce_every_micro_batch = false;  // FSDP2 under a pipeline schedule (set_requires_gradient_sync(False))
   const auto nosync = memory_per_stage(m, w, build_step_plan(m, w)).front();
-  CHECK(nosync.gradients.base() == Approx(4.0 * (P / 16 + P)).epsilon(1e-6));
+  // Every unsharded gradient, and the shard of the unit being reduced (the shards exist only from
+  // the last micro-batch's backward on, as the unsharded gradients are reduced and freed).
+  CHECK(nosync.gradients.base() == Approx(4.0 * (P + P / layers / 16)).epsilon(1e-6));
   CHECK(nosync.weights == synced.weights);
   CHECK(nosync.optimizer_states == synced.optimizer_states);
   // The workload says so with grad_reduce "per_step"; ZeRO-2 still may not.
@@ -257,4 +259,27 @@ TEST_CASE("ZeRO-3 without gradient sync until the last micro-batch: unsharded FP
   CHECK_FALSE(workload_from_json(j, "w.json", stack_lookup()).reduce_every_micro_batch);
   j["parallel"]["zero"] = 2;
   CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("/parallel/grad_reduce"));
+}
+
+// A profile may declare when its stack reduces gradients (KempnerForge: once per step, FSDP2
+// without gradient sync until the last micro-batch); a ZeRO-2 run, which must reduce every
+// micro-batch, keeps its own rule instead of being refused.
+TEST_CASE("stack profile: grad_reduce per_step applies to ZeRO-3 runs, not to ZeRO-2", "[stack][zero3]") {
+  auto j = base_workload();
+  j["stack"] = "kempnerforge";
+  const Workload w = workload_from_json(j, "w.json", stack_lookup());
+  CHECK(w.zero == 3);
+  CHECK_FALSE(w.reduce_every_micro_batch);
+  CHECK(has(w.stack_fields, "parallel/grad_reduce = per_step"));
+  j["parallel"]["zero"] = 2;
+  const Workload z2 = workload_from_json(j, "w.json", stack_lookup());
+  CHECK(z2.reduce_every_micro_batch);
+  CHECK_FALSE(has(z2.stack_fields, "parallel/grad_reduce"));
+  // The workload's own field wins over the profile's.
+  j["parallel"]["zero"] = 3;
+  j["parallel"]["grad_reduce"] = "per_micro_batch";
+  CHECK(workload_from_json(j, "w.json", stack_lookup()).reduce_every_micro_batch);
+  // with_stack on a workload built in code: the same as the file form.
+  Workload coded = fsdp_llama8b();
+  CHECK_FALSE(with_stack(coded, load_stack_profile(stack_path("kempnerforge"))).reduce_every_micro_batch);
 }

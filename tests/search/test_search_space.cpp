@@ -123,3 +123,28 @@ TEST_CASE("a stack profile fixes the axes it sets, where the loader would apply 
   for (const auto& l : enumerate_space(z1, model, hws)) CHECK(l.zero == 1);
   CHECK_THROWS_WITH(use_stack(z1, "no-such-stack", stack_lookup()), Catch::Contains("unknown stack"));
 }
+
+// A profile's grad_reduce reaches every layout where the layout's ZeRO stage allows it: KempnerForge
+// reduces once per step (FSDP2 without gradient sync), so its ZeRO-3 layouts hold the unsharded
+// gradients, as `trnsim run` of the same workload does; a ZeRO-2 layout still reduces every
+// micro-batch.
+TEST_CASE("a stack profile's grad_reduce reaches the search's ZeRO-3 layouts", "[search][stack]") {
+  auto [spec, hws, model] = one_hw_space("llama2-7b", "dgx-h100", 2, 4096, 64, "pp=1;vs=1;mb=1;recompute=full");
+  use_stack(spec, "kempnerforge", stack_lookup());
+  CHECK(spec.stack_grad_reduce == "per_step");
+  int zero3 = 0;
+  for (const auto& l : enumerate_space(spec, model, hws)) {
+    const Workload w = layout_workload(l, spec, hws[0]);
+    CHECK_FALSE(w.reduce_every_micro_batch);
+    zero3 += w.zero == 3;
+  }
+  CHECK(zero3 > 0);
+  SpaceSpec z2 = spec;
+  z2.axes["zero"] = {2};
+  use_stack(z2, "kempnerforge", stack_lookup());
+  for (const auto& l : enumerate_space(z2, model, hws))
+    CHECK(layout_workload(l, z2, hws[0]).reduce_every_micro_batch == (l.zero == 2));
+  // The torchtitan profile sets none: ZeRO-3 layouts reduce every micro-batch (the loader's default).
+  use_stack(spec, "torchtitan", stack_lookup());
+  CHECK(spec.stack_grad_reduce.empty());
+}
