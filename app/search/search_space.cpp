@@ -294,6 +294,14 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.moe_load_imbalance = st.moe_load_imbalance;
     w.moe_dispatcher = st.moe_dispatcher;
     w.moe_grouped_gemm = st.moe_grouped_gemm;
+    // Its optimizer numerics, FSDP schedule and kernel fusion (eager or compiled), as `trnsim run`
+    // of the same workload under the profile has them.
+    w.master_weights = st.master_weights;
+    w.optimizer_state_dtype = st.optimizer_state_dtype;
+    w.fsdp_reshard_after_forward = st.fsdp_reshard_after_forward;
+    w.fsdp_prefetch = st.fsdp_prefetch;
+    w.fused_elementwise = st.fused_elementwise;
+    w.loss_kernel = st.loss_kernel;
     if (w.attention == Attention::Flash) w.attention_kernel = st.attention_kernel;  // the stack's flash implementation
     // When the stack reduces gradients, where the layout's ZeRO stage allows it (workload.cpp).
     w.reduce_every_micro_batch = w.zero == 2 || (spec.stack_grad_reduce.empty() ? w.zero >= 2 : spec.stack_grad_reduce == "per_micro_batch");

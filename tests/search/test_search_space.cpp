@@ -148,3 +148,30 @@ TEST_CASE("a stack profile's grad_reduce reaches the search's ZeRO-3 layouts", "
   use_stack(spec, "torchtitan", stack_lookup());
   CHECK(spec.stack_grad_reduce.empty());
 }
+
+// Every profile field that is not a search axis reaches the layouts, as `trnsim run` applies it:
+// KempnerForge's pure BF16 optimizer and gathered-until-backward FSDP schedule, torchtitan's eager
+// element-wise kernels and eager loss. (The search had left them at the workload defaults: FP32
+// master and moments, resharding, compiled kernels.)
+TEST_CASE("a stack profile's optimizer, FSDP schedule and fusion reach every layout", "[search][stack]") {
+  auto [spec, hws, model] = one_hw_space("llama2-7b", "dgx-h100", 2, 4096, 64, "pp=1;vs=1;mb=1;recompute=full");
+  use_stack(spec, "kempnerforge", stack_lookup());
+  const auto layouts = enumerate_space(spec, model, hws);
+  REQUIRE(!layouts.empty());
+  for (const auto& l : layouts) {
+    const Workload w = layout_workload(l, spec, hws[0]);
+    CHECK_FALSE(w.fp32_master());
+    CHECK(w.optimizer_state_dtype == DType::BF16);
+    CHECK_FALSE(w.fsdp_reshard_after_forward);
+    CHECK(w.fused_elementwise);
+    CHECK_FALSE(w.loss_parallel);
+  }
+  use_stack(spec, "torchtitan", stack_lookup());
+  for (const auto& l : enumerate_space(spec, model, hws)) {
+    const Workload w = layout_workload(l, spec, hws[0]);
+    CHECK_FALSE(w.fused_elementwise);  // eager unless a run says torch.compile
+    CHECK(w.loss() == Workload::LossKernel::Eager);
+    CHECK(w.fsdp_reshard_after_forward);
+    CHECK(w.optimizer_state_dtype == DType::FP32);
+  }
+}
