@@ -175,3 +175,40 @@ TEST_CASE("a stack profile's optimizer, FSDP schedule and fusion reach every lay
     CHECK(w.optimizer_state_dtype == DType::FP32);
   }
 }
+
+// The invariant behind the two cases above, for every shipped profile: a search layout's workload,
+// written out with the profile's non-axis fields removed and read back under the profile (what
+// `trnsim run` does with a workload file that names the stack), is the same workload. A profile
+// field the search forgets to copy fails here.
+TEST_CASE("every shipped profile: a search layout equals trnsim run's reading of the same workload", "[search][stack]") {
+  const std::set<std::string> axis_fields = {"attention",        "checkpointing",          "fused/qkv",
+                                             "fused/gate_up",    "parallel/sequence_parallel", "parallel/tp_overlap",
+                                             "parallel/overlap_dp", "parallel/zero"};
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(TRNSIM_SOURCE_DIR) + "/stacks")) {
+    const std::string name = entry.path().stem().string();
+    const StackProfile profile = load_stack_profile(entry.path().string());
+    auto [spec, hws, model] = one_hw_space("llama2-7b", "dgx-h100", 2, 4096, 64, "pp=1,2;vs=1;mb=1;recompute=full");
+    use_stack(spec, name, stack_lookup());
+    const auto layouts = enumerate_space(spec, model, hws);
+    REQUIRE(!layouts.empty());
+    for (size_t i = 0; i < layouts.size(); i += std::max<size_t>(1, layouts.size() / 6)) {
+      const Workload w = layout_workload(layouts[i], spec, hws[0]);
+      nlohmann::json j = nlohmann::json::parse(workload_to_json(w));
+      for (const auto& path : stack_settable_fields()) {
+        const nlohmann::json::json_pointer ptr("/" + path);
+        if (axis_fields.count(path) || !profile.defaults.contains(ptr) || !j.contains(ptr)) continue;
+        j[ptr.parent_pointer()].erase(ptr.back());
+      }
+      if (j.contains("parallel")) j["parallel"].erase("grad_reduce");  // follows the ZeRO stage and the profile
+      // Both written out in full (no provenance: the writer leaves profile-supplied fields out).
+      Workload r = workload_from_json(j, w.file, stack_lookup()), sw = w;
+      r.stack_fields.clear(), sw.stack_fields.clear();
+      const auto read = nlohmann::json::parse(workload_to_json(r));
+      const auto searched = nlohmann::json::parse(workload_to_json(sw));
+      std::string diff;  // the fields that differ: "path: read vs searched"
+      for (const auto& d : nlohmann::json::diff(searched, read)) diff += d.dump() + "; ";
+      INFO(name << " " << w.name << ": " << diff);
+      CHECK(diff.empty());
+    }
+  }
+}
