@@ -274,6 +274,9 @@ std::string render_text(const nlohmann::json& j) {
       m["activation_micro_batches_in_flight"].get<int64_t>(), m["temporary"].get<double>());
   if (m.contains("low_precision_weight_copies"))
     o += fmt::format("  low-precision weight copies {:.2f} GiB\n", m["low_precision_weight_copies"].get<double>());
+  // Sharded state that reduces once per step holds every gradient unsharded: say why grads are big.
+  if (j["workload"]["zero"].get<int64_t>() == 3 && j["workload"]["grad_reduce"] == "per_step")
+    o += "  grads are unsharded: ZeRO-3 reducing once per step (no gradient sync until the last micro-batch)\n";
   o += "\ncost                 plan        $/node-h   $/cluster-h   $/M tokens   tokens/$\n";
   for (const char* plan : {"on_demand", "reserved"}) {
     const auto& c = j["cost"][plan];

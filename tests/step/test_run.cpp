@@ -40,6 +40,12 @@ TEST_CASE("the R3 report is complete, machine-readable, and its trace has the ex
   }
   CHECK_THAT(render(j, "text"), Catch::Contains("tokens/s") && Catch::Contains("GiB") && Catch::Contains("$/M tokens"));
   CHECK_THAT(render(j, "md"), Catch::Contains("| step time (s) |"));
+  // ZeRO-0 here: no note on unsharded gradients. The same report with a ZeRO-3 run reducing once
+  // per step says why its gradients are as large as the unsharded model's.
+  CHECK_THAT(render(j, "text"), !Catch::Contains("grads are unsharded"));
+  j["workload"]["zero"] = 3;
+  j["workload"]["grad_reduce"] = "per_step";
+  CHECK_THAT(render(j, "text"), Catch::Contains("grads are unsharded: ZeRO-3 reducing once per step"));
 }
 
 TEST_CASE("the trace of an extrapolated schedule says it is partial and where the simulated part ends", "[run]") {
