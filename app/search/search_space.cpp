@@ -268,7 +268,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.tp_overlap = l.tp_overlap;
   w.overlap_dp = l.overlap_dp;
   w.zero = l.zero;
-  w.reduce_every_micro_batch = l.zero >= 2;  // as the loader defaults ZeRO-2 and ZeRO-3 (grad_reduce)
+  w.reduce_every_micro_batch = reduces_every_micro_batch(l.zero, "");  // the loader's default for the stage
   w.micro_batch = l.mb;
   w.global_batch = spec.global_batch;
   w.seq_len = spec.seq_len;
@@ -303,8 +303,8 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.fused_elementwise = st.fused_elementwise;
     w.loss_kernel = st.loss_kernel;
     if (w.attention == Attention::Flash) w.attention_kernel = st.attention_kernel;  // the stack's flash implementation
-    // When the stack reduces gradients, where the layout's ZeRO stage allows it (workload.cpp).
-    w.reduce_every_micro_batch = w.zero == 2 || (spec.stack_grad_reduce.empty() ? w.zero >= 2 : spec.stack_grad_reduce == "per_micro_batch");
+    // When the stack reduces gradients, where the layout's ZeRO stage allows it.
+    w.reduce_every_micro_batch = reduces_every_micro_batch(w.zero, spec.stack_grad_reduce);
     if (w.precision == Precision::FP8) w.fp8_recipe = st.fp8_recipe;
     w.op_selective_saves = st.op_selective_saves;  // what its per-op AC saves (no effect under other policies)
   }

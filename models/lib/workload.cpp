@@ -149,9 +149,9 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch. ZeRO-3 may
     // reduce once per step: FSDP without gradient sync until the last micro-batch, which then holds
     // every unsharded gradient (memory_model.cpp).
-    w.reduce_every_micro_batch = p.choice_or("grad_reduce", w.zero >= 2 ? "per_micro_batch" : "per_step",
-                                             {"per_step", "per_micro_batch"}) == "per_micro_batch";
-    if (w.zero == 2 && !w.reduce_every_micro_batch)
+    const std::string grad_reduce = p.has("grad_reduce") ? p.choice("grad_reduce", {"per_step", "per_micro_batch"}) : "";
+    w.reduce_every_micro_batch = reduces_every_micro_batch(w.zero, grad_reduce);
+    if (w.zero == 2 && grad_reduce == "per_step")
       p.fail("grad_reduce", "ZeRO-2 partitions gradients, so it reduces them every micro-batch; remove grad_reduce or set "
                             "\"per_micro_batch\" (or use zero 1, or zero 3 without gradient sync, for a per-step reduction)");
     p.finish();

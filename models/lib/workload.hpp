@@ -247,6 +247,14 @@ struct Workload {
   int64_t tokens_per_step() const { return global_batch * seq_len; }
 };
 
+// Whether a run of ZeRO stage `zero` reduces its gradients every micro-batch, given the workload's
+// or profile's parallel.grad_reduce ("" when neither sets it): ZeRO-2 always (it keeps only its
+// gradient shard), otherwise as set, by default ZeRO-3 too (FSDP with gradient sync). The loader
+// and the search's layouts share this rule.
+inline bool reduces_every_micro_batch(int64_t zero, const std::string& grad_reduce) {
+  if (zero == 2) return true;
+  return grad_reduce.empty() ? zero >= 2 : grad_reduce == "per_micro_batch";
+}
 // "per_micro_batch" or "per_step": the workload file's parallel.grad_reduce.
 inline const char* grad_reduce_name(const Workload& w) { return w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"; }
 // The workload field's value for a dispatcher ("alltoall" or "deepep").

@@ -59,10 +59,14 @@ constexpr double dtype_bytes(DType d) {
   }
   return 2;
 }
-// Narrower than BF16: runs on the tensor engine's low-precision rate.
-constexpr bool is_low_precision(DType d) { return d == DType::FP8 || d == DType::MXFP8 || d == DType::NVFP4; }
-// Every low-precision format, in the order reports list them.
+// Every low-precision format (narrower than BF16: the tensor engine's low-precision rate), in the
+// order reports list them.
 constexpr std::array<DType, 3> kLowPrecisionDTypes{DType::FP8, DType::MXFP8, DType::NVFP4};
+constexpr bool is_low_precision(DType d) {
+  for (DType x : kLowPrecisionDTypes)
+    if (x == d) return true;
+  return false;
+}
 const char* to_string(OpKind k);
 const char* to_string(Engine e);
 const char* to_string(Group g);
