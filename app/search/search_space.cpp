@@ -98,7 +98,9 @@ void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stac
   base.precision = Precision::FP8;
   base.checkpointing = Checkpointing::OpSelective;
   spec.stack = name;
-  spec.stack_template = with_stack(base, load_stack_profile(stacks(name)));
+  const StackProfile profile = load_stack_profile(stacks(name));
+  spec.stack_template = with_stack(base, profile);
+  spec.stack_fp8_param_gather = profile.defaults.value("fp8_param_gather", false);
   spec.stack_axes.clear();
   const std::pair<const char*, const char*> axis_of[] = {{"attention", "attention"},    {"fused/qkv", "fused"},
                                                          {"parallel/sequence_parallel", "sp"},
@@ -306,6 +308,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     // When the stack reduces gradients, where the layout's ZeRO stage allows it.
     w.reduce_every_micro_batch = reduces_every_micro_batch(w.zero, spec.stack_grad_reduce);
     if (w.precision == Precision::FP8) w.fp8_recipe = st.fp8_recipe;
+    w.fp8_param_gather = spec.stack_fp8_param_gather && fp8_param_gather_applies(w.precision, w.zero);
     w.op_selective_saves = st.op_selective_saves;  // what its per-op AC saves (no effect under other policies)
   }
   w.name = layout_name(l, spec);

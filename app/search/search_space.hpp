@@ -62,6 +62,9 @@ struct SpaceSpec {
   // per step (FSDP2 without gradient sync), "per_micro_batch" a ZeRO-0/1 layout every micro-batch;
   // ZeRO-2 always reduces every micro-batch. Empty: the loader's default by ZeRO stage.
   std::string stack_grad_reduce;
+  // The profile's fp8_param_gather: set on every FP8 / MXFP8 layout under ZeRO-1 / 2
+  // (fp8_param_gather_applies).
+  bool stack_fp8_param_gather = false;
 };
 // Loads stacks/<name>.json into the spec (throws ConfigError naming the stack if unknown).
 void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stacks);

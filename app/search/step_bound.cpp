@@ -184,7 +184,8 @@ DpStreamWork dp_stream_work(const std::vector<PieceRun>& pieces, int64_t trainab
     for (const Op& b : grad_bucket_ops(p, w)) d.per_reduction_s += n * times.collective_s(b, stride(b));
   }
   if (optimizer_param_gather(w)) {
-    const Op g = optimizer_param_gather_op(trainable_parameters, w);
+    // Under FP8 fp8_param_gather some of them go at one byte: all of them at one byte bounds it below.
+    const Op g = optimizer_param_gather_op(trainable_parameters, trainable_parameters, w);
     d.optimizer_s += times.collective_s(g, stride(g));
   }
   return d;

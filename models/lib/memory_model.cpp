@@ -209,7 +209,7 @@ std::vector<RankMemoryInputs> rank_memory_inputs(const StepPlan& plan) {
       for (auto v : boost::make_iterator_range(boost::vertices(st.graph))) {
         const Op& op = st.graph[v];
         if (op.phase == Phase::Forward && op.kind == OpKind::Gemm && is_low_precision(op.dtype))
-          in.linear_parameters += static_cast<double>(op.k * op.n);
+          in.linear_parameters += static_cast<double>(op.batch * op.k * op.n);  // batch: a grouped GEMM's local experts
         if (op.phase == Phase::Optimizer || op.is_collective() || op.onchip_out) continue;
         // The loss's outputs are kept apart: how big they are depends on how the loss runs
         // (Workload::loss_kernel).
@@ -284,6 +284,10 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       if (w.zero == 3 && w.dp_cp() > 1 && w.fsdp_reshard_after_forward)
         lp *= std::min(1.0, static_cast<double>(1 + w.fsdp_prefetch) / static_cast<double>(std::max<int64_t>(1, layers)));
       b.low_precision_weights = Bytes(lp * dtype_bytes(lin) * quant_rule(w).copies);
+      // fp8_param_gather: those copies are the linear weights; no BF16 one beside them (frozen
+      // LoRA base weights are not the distributed optimizer's and stay BF16).
+      if (w.fp8_param_gather && fp8_param_gather_applies(w.precision, w.zero) && !w.lora.active())
+        b.weights -= Bytes(in.linear_parameters * pbytes);
     }
     b.in_flight = in_flight_chunks(w, rank, mbs);
     // Under full or per-op recompute the layer being recomputed holds its activations again (per-op:

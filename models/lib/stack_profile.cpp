@@ -19,7 +19,7 @@ const std::vector<std::string>& stack_settable_fields() {
       "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap", "parallel/tp_overlap_forward",
       "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance", "parallel/moe_dispatcher", "parallel/moe_grouped_gemm",
       "parallel/fsdp_shard", "parallel/fsdp_reshard_after_forward", "parallel/fsdp_prefetch", "parallel/grad_reduce",
-      "parallel/loss_parallel"};
+      "parallel/loss_parallel", "fp8_param_gather"};
   return fields;
 }
 
@@ -49,6 +49,8 @@ nlohmann::json skeleton_with(const nlohmann::json& defaults) {
                       {"precision", "fp8"},
                       {"checkpointing", "op_selective"},
                       {"fused", {{"qkv", true}, {"gate_up", true}}}};
+  // fp8_param_gather needs a distributed optimizer: the profile's own ZeRO stage, else ZeRO-1.
+  if (defaults.value("fp8_param_gather", false)) w["parallel"]["zero"] = 1;
   w.merge_patch(defaults);
   return w;
 }
@@ -116,6 +118,14 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
         out["parallel"]["zero"] == 2)
       continue;
     if (path == "fp8_recipe" && !fp8) continue;
+    // fp8_param_gather for a run it applies to: FP8 / MXFP8 under the (profile's) ZeRO-1 / 2.
+    if (path == "fp8_param_gather") {
+      const nlohmann::json& par = out.contains("parallel") && out["parallel"].is_object() ? out["parallel"] : nlohmann::json::object();
+      const std::string prec = out.contains("precision") && out["precision"].is_string() ? out["precision"].get<std::string>() : "";
+      const int64_t zero = par.contains("zero") && par["zero"].is_number_integer() ? par["zero"].get<int64_t>() : 0;
+      if (!fp8_param_gather_applies(prec == "fp8" ? Precision::FP8 : prec == "mxfp8" ? Precision::MXFP8 : Precision::MixedBF16, zero))
+        continue;
+    }
     // What per-op selective AC saves, for a run that uses it.
     if (path == "op_selective_saved_formats" && out.value("checkpointing", std::string()) != "op_selective") continue;
     // The flash kernel's implementation, for a run whose own attention is not the profile's flash.

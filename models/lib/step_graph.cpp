@@ -330,9 +330,14 @@ std::vector<Op> grad_bucket_ops(const PieceParameters& p, const Workload& w) {
 // ZeRO-3 keeps its parameters sharded: no gather after the update.
 bool optimizer_param_gather(const Workload& w) { return (w.zero == 1 || w.zero == 2) && w.dp_cp() > 1; }
 
-Op optimizer_param_gather_op(int64_t trainable_parameters, const Workload& w) {
-  Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp_cp()),
-                          Bytes(static_cast<double>(trainable_parameters) * dtype_bytes(compute_dtype(w))));
+// `low_precision_weights`: the stage's linear weights kept in FP8 (fp8_param_gather), gathered at one
+// byte each; MXFP8 gathers them in BF16 (Workload::fp8_param_gather).
+Op optimizer_param_gather_op(int64_t trainable_parameters, int64_t low_precision_weights, const Workload& w) {
+  // (Under LoRA the frozen linear weights are not the optimizer's: only the BF16 adapters are gathered.)
+  const bool fp8 = w.fp8_param_gather && w.precision == Precision::FP8 && !w.lora.active();
+  const double lp = fp8 ? static_cast<double>(std::min(low_precision_weights, trainable_parameters)) : 0.0;
+  const double bytes = (static_cast<double>(trainable_parameters) - lp) * dtype_bytes(compute_dtype(w)) + lp * dtype_bytes(DType::FP8);
+  Op ag = ops::collective(OpKind::AllGather, "optimizer.param_gather", Group::DP, static_cast<int>(w.dp_cp()), Bytes(bytes));
   ag.phase = Phase::Optimizer;
   return ag;
 }
@@ -502,13 +507,15 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     for (auto& b : st.dp_buckets) boost::add_edge(b.op, nv, st.graph);
     st.optimizer.push_back(nv);
     st.optimizer.push_back(gb.add(compute[1]));
-    if (optimizer_param_gather(w)) st.optimizer.push_back(gb.add(optimizer_param_gather_op(st.trainable_parameters, w)));
-    if (ctx.q.active) {  // the updated weights cast once per step (TE caches them over micro-batches)
-      int64_t weights = 0, tensors = 0;
+    // The stage's low-precision linear weights (a grouped GEMM holds `batch` local experts).
+    int64_t weights = 0, tensors = 0;
+    if (ctx.q.active)
       for (auto v : st.forward) {
         const Op& o = st.graph[v];
-        if (o.kind == OpKind::Gemm && o.dtype == ctx.q.to && o.phase == Phase::Forward) weights += o.k * o.n, ++tensors;
+        if (o.kind == OpKind::Gemm && o.dtype == ctx.q.to && o.phase == Phase::Forward) weights += o.batch * o.k * o.n, tensors += o.batch;
       }
+    if (optimizer_param_gather(w)) st.optimizer.push_back(gb.add(optimizer_param_gather_op(st.trainable_parameters, weights, w)));
+    if (ctx.q.active) {  // the updated weights cast once per step (TE caches them over micro-batches)
       Op cast = ops::quantize("optimizer.weight_quant", weights, ctx.q.passes, ctx.q.copies, ctx.q.to);
       cast.phase = Phase::Optimizer;
       st.optimizer.push_back(gb.add(cast));

@@ -75,7 +75,8 @@ bool zero3_gathers(const Workload& w);
 Op param_gather_op(const PieceParameters& p, const Workload& w);
 std::vector<Op> grad_bucket_ops(const PieceParameters& p, const Workload& w);
 bool optimizer_param_gather(const Workload& w);
-Op optimizer_param_gather_op(int64_t trainable_parameters, const Workload& w);
+// `low_precision_weights`: those kept only in FP8 (Workload::fp8_param_gather), gathered at one byte.
+Op optimizer_param_gather_op(int64_t trainable_parameters, int64_t low_precision_weights, const Workload& w);
 int64_t stage_layers(const ModelSpec& m, const Workload& w);
 // Layers of each program (virtual stage) in order: stage_layers each, one fewer on the first and
 // the last under the embedding-and-loss split.

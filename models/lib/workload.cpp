@@ -209,6 +209,15 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     const std::string rec = r.choice("fp8_recipe", {"delayed", "current", "rowwise"});
     w.fp8_recipe = rec == "delayed" ? Fp8Recipe::Delayed : rec == "current" ? Fp8Recipe::Current : Fp8Recipe::Rowwise;
   }
+  if (r.has("fp8_param_gather")) {
+    w.fp8_param_gather = r.boolean("fp8_param_gather");
+    if (w.fp8_param_gather && !fp8_param_gather_applies(w.precision, w.zero))
+      r.fail("fp8_param_gather",
+             fmt::format("keeps the linear weights only in FP8 / MXFP8 under a distributed optimizer, and this workload "
+                         "has precision \"{}\" and parallel.zero {}; remove fp8_param_gather or use precision fp8 or "
+                         "mxfp8 with zero 1 or 2",
+                         prec, w.zero));
+  }
   const std::string gdef = w.precision == Precision::BF16_SR ? "bf16" : "fp32";
   w.fp32_grads = r.choice_or("grad_dtype", gdef, {"bf16", "fp32"}) == "fp32";
   if (w.precision == Precision::FP32 && !w.fp32_grads)
@@ -336,6 +345,7 @@ std::string workload_to_json(const Workload& w) {
   if (w.document_tokens > 0) j["batch"]["document_tokens"] = w.document_tokens;
   j["precision"] = to_string(w.precision);
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
+  if (w.fp8_param_gather) j["fp8_param_gather"] = true;
   if (w.has_bf16_layers()) j["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
   if (w.master_weights) j["master_weights"] = *w.master_weights;

@@ -139,6 +139,13 @@ struct Workload {
   // so every FP8 operand also exists transposed. MXFP8 / NVFP4 keep a row-wise and a column-wise
   // copy either way (their block scales run along the contraction dimension).
   bool fp8_any_layout = false;
+  // Megatron-Core's fp8_param_gather with its distributed optimizer (ZeRO-1 / 2): the linear
+  // weights exist between steps only in their FP8 / MXFP8 form (the module's parameter is the
+  // quantized tensor; the optimizer updates the FP32 master shard and casts it), so no BF16 copy of
+  // them is kept. Per-tensor FP8 all-gathers the updated weights in FP8; MXFP8 gathers them in
+  // BF16 into the gradient buffer, free after the step (reuse_grad_buf_for_mxfp8_param_ag), and
+  // quantizes them there. Set only where fp8_param_gather_applies.
+  bool fp8_param_gather = false;
   // Gradient buffers and their DP reduction: BF16 for bf16-sr; for mixed-bf16 FP32 main
   // grads (Megatron-LM) unless the framework keeps BF16 grads (DeepSpeed bf16 default).
   bool fp32_grads = false;
@@ -257,6 +264,11 @@ inline bool reduces_every_micro_batch(int64_t zero, const std::string& grad_redu
 }
 // "per_micro_batch" or "per_step": the workload file's parallel.grad_reduce.
 inline const char* grad_reduce_name(const Workload& w) { return w.reduce_every_micro_batch ? "per_micro_batch" : "per_step"; }
+// Where Megatron-Core's fp8_param_gather exists: FP8 or MXFP8 linears under a distributed
+// optimizer (ZeRO-1 / 2). The loader, the profile's default and the search's layouts share this rule.
+inline bool fp8_param_gather_applies(Precision p, int64_t zero) {
+  return (p == Precision::FP8 || p == Precision::MXFP8) && (zero == 1 || zero == 2);
+}
 // The workload field's value for a dispatcher ("alltoall" or "deepep").
 inline const char* moe_dispatcher_name(const Workload& w) {
   return w.moe_dispatcher == Workload::MoeDispatcher::PerDomain ? "deepep" : "alltoall";

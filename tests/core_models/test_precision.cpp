@@ -258,3 +258,82 @@ TEST_CASE("bf16_layers: refused without a low precision and beyond the model's l
   CHECK_THROWS_WITH(build_step_plan(m, parse("fp8", R"({"first": 16, "last": 17})")),
                     Catch::Contains("/bf16_layers") && Catch::Contains("exceed the 32 layers"));
 }
+
+// Megatron-Core's fp8_param_gather (issue 23 / 25, declared for NeMo in stacks/nemo.json): the
+// distributed optimizer keeps the linear weights only in FP8 / MXFP8, so the rank holds its
+// low-precision copies and no BF16 copy of them; per-tensor FP8 gathers the updated weights in FP8.
+TEST_CASE("fp8_param_gather: no BF16 copy of the linear weights, FP8 gathered at one byte, by hand", "[precision]") {
+  const auto m = load_model_spec(model_path("llama2-7b"));
+  const double h = m.hidden, f = m.ffn, d = m.head_dim(), t = 2;
+  const double linear = m.layers * (h * (m.heads + 2 * m.kv_heads) * d + m.heads * d * h + 3 * h * f) / t;
+  for (Precision p : {Precision::FP8, Precision::MXFP8}) {
+    INFO(to_string(p));
+    Workload plain = llama_tp2(p), gather = llama_tp2(p);
+    plain.dp = gather.dp = 4;
+    plain.global_batch = gather.global_batch = 16;
+    gather.fp8_param_gather = true;
+    const auto plan = build_step_plan(m, plain), plan_g = build_step_plan(m, gather);
+    const auto mem = memory_per_stage(m, plain, plan).front(), mem_g = memory_per_stage(m, gather, plan_g).front();
+    CHECK(mem.weights.base() - mem_g.weights.base() == Approx(2 * linear));
+    CHECK(mem_g.low_precision_weights.base() == Approx(mem.low_precision_weights.base()));
+    CHECK(mem_g.master_weights.base() == Approx(mem.master_weights.base()));
+    const Op* ag = test::op_named(plan, "optimizer.param_gather");
+    const Op* ag_g = test::op_named(plan_g, "optimizer.param_gather");
+    REQUIRE((ag && ag_g));
+    // FP8: the linear weights one byte each instead of two; MXFP8 gathers BF16 into the gradient buffer.
+    CHECK(ag->comm_bytes.base() - ag_g->comm_bytes.base() == Approx(p == Precision::FP8 ? linear : 0.0));
+  }
+  // Not under ZeRO-3 (Megatron-FSDP keeps its own buffers): the flag is inert there.
+  Workload z3 = llama_tp2(Precision::FP8), z3g = z3;
+  z3.zero = z3g.zero = 3;
+  z3.dp = z3g.dp = 4;
+  z3.global_batch = z3g.global_batch = 16;
+  z3g.fp8_param_gather = true;
+  CHECK(memory_per_stage(m, z3g, build_step_plan(m, z3g)).front().weights.base() ==
+        Approx(memory_per_stage(m, z3, build_step_plan(m, z3)).front().weights.base()));
+}
+
+TEST_CASE("low-precision weight copies count every local expert of a grouped GEMM, by hand", "[precision][moe]") {
+  // Mixtral 8x7B, EP 4 on 8 GPUs (2 local experts per rank), FP8 with transposes (Hopper): the copies
+  // are twice the rank's linear weights, the attention projections and both local experts' three
+  // matrices (the router, embedding and head stay BF16).
+  const auto m = load_model_spec(model_path("mixtral-8x7b"));
+  Workload w = test::moe_workload("mixtral-8x7b", "dgx-h100", 1, 1, 8, 4, 1, 8, 4096);
+  w.precision = Precision::FP8;
+  w.fused_qkv = w.fused_gate_up = true;
+  const auto plan = build_step_plan(m, w);
+  const double h = m.hidden, d = m.head_dim(), fe = m.moe.expert_ffn, el = m.moe.experts / 4.0;
+  const double attn = h * (m.heads + 2 * m.kv_heads) * d + m.heads * d * h;
+  const double experts = el * 3 * h * fe;
+  const Op* gate_up = test::op_named(plan, "L0.experts.gate_up");
+  REQUIRE(gate_up);
+  CHECK(gate_up->batch == static_cast<int64_t>(el));
+  const Op* qkv = test::op_named(plan, "L0.qkv");
+  REQUIRE(qkv);
+  CHECK(qkv->dtype == DType::FP8);
+  const double linear = m.layers * (attn + experts);
+  CHECK(memory_per_stage(m, w, plan).front().low_precision_weights.base() == Approx(2 * linear));
+  // The once-per-step weight cast covers the same weights.
+  const Op* cast = test::op_named(plan, "optimizer.weight_quant");
+  REQUIRE(cast);
+  CHECK(static_cast<double>(cast->elements) == Approx(linear));
+}
+
+TEST_CASE("fp8_param_gather: refused without FP8 / MXFP8 or without a distributed optimizer, round-trips",
+          "[precision]") {
+  auto parse = [](const std::string& precision, int zero) {
+    return workload_from_json(nlohmann::json::parse(R"({"name": "w", "model": "llama2-7b", "hw": "dgx-h100", "nodes": 1,
+      "parallel": {"tp": 1, "pp": 1, "dp": 8, "sequence_parallel": false, "zero": )" + std::to_string(zero) + R"(},
+      "batch": {"micro_batch": 1, "global_batch": 8, "seq_len": 4096}, "precision": ")" + precision +
+                                                    R"(", "checkpointing": "full", "fused": {"qkv": true, "gate_up": true},
+      "fp8_param_gather": true})"), "w.json");
+  };
+  const Workload w = parse("mxfp8", 1);
+  CHECK(w.fp8_param_gather);
+  CHECK(workload_from_json(nlohmann::json::parse(workload_to_json(w)), "w.json").fp8_param_gather);
+  CHECK_THROWS_WITH(parse("mixed-bf16", 1), Catch::Contains("w.json") && Catch::Contains("/fp8_param_gather") &&
+                                                Catch::Contains("mixed-bf16"));
+  CHECK_THROWS_WITH(parse("fp8", 0), Catch::Contains("/fp8_param_gather") && Catch::Contains("zero 1 or 2"));
+  CHECK_THROWS_WITH(parse("fp8", 3), Catch::Contains("/fp8_param_gather"));
+  CHECK_THROWS_WITH(parse("nvfp4", 1), Catch::Contains("/fp8_param_gather"));
+}

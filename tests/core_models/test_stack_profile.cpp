@@ -283,3 +283,49 @@ TEST_CASE("stack profile: grad_reduce per_step applies to ZeRO-3 runs, not to Ze
   Workload coded = fsdp_llama8b();
   CHECK_FALSE(with_stack(coded, load_stack_profile(stack_path("kempnerforge"))).reduce_every_micro_batch);
 }
+
+// NeMo's FP8 / MXFP8 recipes keep the linear weights only in low precision (fp8_param_gather, a
+// distributed-optimizer setting): the profile sets it where it exists and nowhere else.
+TEST_CASE("stack profile: nemo's fp8_param_gather applies to FP8 / MXFP8 under ZeRO-1 / 2 only", "[stack][precision]") {
+  nlohmann::json j = {{"name", "n"},
+                      {"model", "llama3.1-8b"},
+                      {"hw", "dgx-b200"},
+                      {"nodes", 1},
+                      {"stack", "nemo"},
+                      {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 8}}},
+                      {"batch", {{"micro_batch", 1}, {"global_batch", 8}, {"seq_len", 8192}}},
+                      {"precision", "fp8"},
+                      {"checkpointing", "none"}};
+  auto read = [&](const std::string& precision, int zero) {
+    auto k = j;
+    k["precision"] = precision;
+    if (zero >= 0) k["parallel"]["zero"] = zero;
+    return workload_from_json(k, "w.json", stack_lookup());
+  };
+  for (const char* p : {"fp8", "mxfp8"}) {
+    INFO(p);
+    const Workload w = read(p, -1);  // the profile's ZeRO-1
+    CHECK(w.zero == 1);
+    CHECK(w.fp8_param_gather);
+    CHECK(has(w.stack_fields, "fp8_param_gather = true"));
+    CHECK(read(p, 2).fp8_param_gather);
+    CHECK_FALSE(read(p, 0).fp8_param_gather);
+    CHECK_FALSE(read(p, 3).fp8_param_gather);
+  }
+  for (const char* p : {"mixed-bf16", "nvfp4"}) {
+    INFO(p);
+    const Workload w = read(p, -1);
+    CHECK_FALSE(w.fp8_param_gather);
+    CHECK_FALSE(has(w.stack_fields, "fp8_param_gather"));
+  }
+  // One GPU: the profile's ZeRO is switched off, and fp8_param_gather with it.
+  auto one = j;
+  one["parallel"]["tp"] = 8;
+  one["parallel"]["dp"] = 1;
+  one["batch"]["global_batch"] = 1;
+  CHECK_FALSE(workload_from_json(one, "w.json", stack_lookup()).fp8_param_gather);
+  // The workload's own false wins.
+  auto off = j;
+  off["fp8_param_gather"] = false;
+  CHECK_FALSE(workload_from_json(off, "w.json", stack_lookup()).fp8_param_gather);
+}

@@ -187,11 +187,12 @@ TEST_CASE("every shipped profile: a search layout equals trnsim run's reading of
   for (const auto& entry : std::filesystem::directory_iterator(std::string(TRNSIM_SOURCE_DIR) + "/stacks")) {
     const std::string name = entry.path().stem().string();
     const StackProfile profile = load_stack_profile(entry.path().string());
-    auto [spec, hws, model] = one_hw_space("llama2-7b", "dgx-h100", 2, 4096, 64, "pp=1,2;vs=1;mb=1;recompute=full");
+    // BF16 and FP8 layouts: profile fields that apply to low precision only (fp8_recipe, fp8_param_gather) too.
+    auto [spec, hws, model] = one_hw_space("llama2-7b", "dgx-h100", 2, 4096, 64, "pp=1,2;vs=1;mb=1;recompute=full;precision=bf16,fp8");
     use_stack(spec, name, stack_lookup());
     const auto layouts = enumerate_space(spec, model, hws);
     REQUIRE(!layouts.empty());
-    for (size_t i = 0; i < layouts.size(); i += std::max<size_t>(1, layouts.size() / 6)) {
+    for (size_t i = 0; i < layouts.size(); i += std::max<size_t>(1, layouts.size() / 12)) {
       const Workload w = layout_workload(layouts[i], spec, hws[0]);
       nlohmann::json j = nlohmann::json::parse(workload_to_json(w));
       for (const auto& path : stack_settable_fields()) {

@@ -371,7 +371,9 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
         // Megatron-FSDP, as the same model and system in the page's other tables (one row: Llama 3
         // 70B, GB300, NVFP4, TP 1 x PP 1 on 64 GPUs: 423 GB of weights and FP32 gradients per GPU).
         const bool unshardable = !moe && states_exceed_hbm(m, 2.0 + w.grad_bytes(), tp * pp, w.hw);
-        if (fsdp_on || unshardable) w.zero = 3, w.reduce_every_micro_batch = true;
+        // (Megatron-FSDP keeps its own parameter buffers: the profile's fp8_param_gather, a
+        // distributed-optimizer setting, does not carry over; its gathered units stay BF16.)
+        if (fsdp_on || unshardable) w.zero = 3, w.reduce_every_micro_batch = true, w.fp8_param_gather = false;
         w.virtual_stages = vp;
         if (!layout.empty()) {
           set_pipeline_layout(w, layout);
