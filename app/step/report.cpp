@@ -59,6 +59,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"price_plan", to_string(w.price_plan)},
                    {"model_parameters", s.model.total_parameters()}};
   if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
+  if (w.fp8_param_gather) j["workload"]["fp8_param_gather"] = true;
   if (w.has_bf16_layers()) j["workload"]["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
   if (w.attention_kernel != AttentionKernel::Native) j["workload"]["attention_kernel"] = to_string(w.attention_kernel);
   // The native flash kernel's published rate where the chip has one (HwSpec::fused_attention_tflops).
@@ -273,7 +274,10 @@ std::string render_text(const nlohmann::json& j) {
       m["master_weights"].get<double>(), m["activations"].get<double>(),
       m["activation_micro_batches_in_flight"].get<int64_t>(), m["temporary"].get<double>());
   if (m.contains("low_precision_weight_copies"))
-    o += fmt::format("  low-precision weight copies {:.2f} GiB\n", m["low_precision_weight_copies"].get<double>());
+    o += fmt::format("  low-precision weight copies {:.2f} GiB{}\n", m["low_precision_weight_copies"].get<double>(),
+                     j["workload"].value("fp8_param_gather", false)
+                         ? " (the only copy of the linear weights: fp8_param_gather, no BF16 one)"
+                         : "");
   // Sharded state that reduces once per step holds every gradient unsharded: say why grads are big.
   if (j["workload"]["zero"].get<int64_t>() == 3 && j["workload"]["grad_reduce"] == "per_step")
     o += "  grads are unsharded: ZeRO-3 reducing once per step (no gradient sync until the last micro-batch)\n";

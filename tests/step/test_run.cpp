@@ -46,6 +46,14 @@ TEST_CASE("the R3 report is complete, machine-readable, and its trace has the ex
   j["workload"]["zero"] = 3;
   j["workload"]["grad_reduce"] = "per_step";
   CHECK_THAT(render(j, "text"), Catch::Contains("grads are unsharded: ZeRO-3 reducing once per step"));
+  // A run whose linear weights live only in FP8 / MXFP8 (fp8_param_gather) says so beside the copies.
+  s.workload.precision = Precision::FP8;
+  s.workload.zero = 1;
+  s.workload.fp8_param_gather = true;
+  j = make_report(s, r);
+  CHECK(j["workload"]["fp8_param_gather"] == true);
+  j["memory_per_core_gib"]["low_precision_weight_copies"] = 1.5;
+  CHECK_THAT(render(j, "text"), Catch::Contains("low-precision weight copies 1.50 GiB (the only copy of the linear weights"));
 }
 
 TEST_CASE("the trace of an extrapolated schedule says it is partial and where the simulated part ends", "[run]") {
