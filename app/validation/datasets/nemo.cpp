@@ -76,18 +76,18 @@ bool nemo_precision(const std::string& label, const std::string& container, Nemo
 struct NemoMoe {
   const char* key;
   const char* model_file;  // models/<name>.json, or nullptr
-  const char* missing;     // the blocker when there is no file
+  const char* missing;     // the model and why there is no file (a missing shape, not a missing feature)
 };
 const NemoMoe kNemoMoe[] = {
     {"Qwen3_30B_a3B", "qwen3-30b-a3b", nullptr},
     {"Qwen3_235B_a22B", "qwen3-235b-a22b", nullptr},
-    {"DeepSeekV4", nullptr, "model file not written (DeepSeek-V4 Flash's shape is not in the sources)"},
+    {"DeepSeekV4", nullptr, "DeepSeek-V4 Flash (its config is not given)"},
     // 61 layers over the pages' PP x VP: the recipe's pipeline layout (deepseek_layout below).
     {"DeepSeek", "deepseek-v3", nullptr},
     {"Kimi", "kimi-k2", nullptr},  // shape recalled (models-2026.md); DeepSeek-V3's architecture and layouts
     {"GPT OSS", "gpt-oss-120b", nullptr},  // alternating sliding-window attention (model field sliding_window)
     {"Nemotron_3_Nano", "nemotron-3-nano", nullptr},  // Mamba-2 / MoE / attention hybrid (model field layer_pattern)
-    {"Nemotron_3", nullptr, "model file not written (Nemotron 3 Super / Ultra / 3.5 Lightning shapes are not in the sources)"},
+    {"Nemotron_3", nullptr, "Nemotron 3 Super / Ultra / 3.5 Lightning (hybrid Mamba-2 / MoE / attention like Nemotron 3 Nano, which trnsim runs, with configs that are not given)"},
     {"Mixtral_8x22", "mixtral-8x22b", nullptr},  // no Mixtral row in the corpus today
     {"Mixtral", "mixtral-8x7b", nullptr},
 };
@@ -269,7 +269,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     NemoPrecision np{};
     if (!nemo_precision(prec, t.at(r, "container"), np)) blockers.push_back("precision label \"" + prec + "\" unknown");
     if (moe && !moe->model_file) {
-      blockers.push_back(std::string("MoE: ") + moe->missing);
+      blockers.push_back(std::string("model shape not in the sources: ") + moe->missing);
     }
     const bool sft = contains(task, "SFT"), lora = contains(task, "LoRA");
     if (!pretrain && !sft && !lora && !contains(task, "Finetuning")) blockers.push_back("task \"" + task + "\" unknown");
@@ -319,7 +319,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     if (moe && uses_recipe_layout(name) && pp > 1) {
       layout = deepseek_layout(pp * std::max<int64_t>(1, vp), no_mtp || contains(name, "Kimi") ? 0 : 1);
       if (layout.empty())
-        blockers.push_back(fmt::format("MoE: no recipe pipeline layout for 61 layers over PP {} x VP {}", pp, vp));
+        blockers.push_back(fmt::format("pipeline layout: no recipe layout for 61 layers over PP {} x VP {} in the sources", pp, vp));
     }
     // Megatron-Core takes the expert-parallel ranks from one pipeline stage's TP x CP x DP ranks;
     // a row whose EP does not divide them states a layout that cannot run (one row: DeepSeek-V3,
