@@ -100,7 +100,8 @@ void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stac
   spec.stack = name;
   const StackProfile profile = load_stack_profile(stacks(name));
   spec.stack_template = with_stack(base, profile);
-  spec.stack_fp8_param_gather = profile.defaults.value("fp8_param_gather", false);
+  const auto g = profile.defaults.find("fp8_param_gather");  // a boolean: the profile loader checked it
+  spec.stack_fp8_param_gather = g != profile.defaults.end() && g->is_boolean() && g->get<bool>();
   spec.stack_axes.clear();
   const std::pair<const char*, const char*> axis_of[] = {{"attention", "attention"},    {"fused/qkv", "fused"},
                                                          {"parallel/sequence_parallel", "sp"},

@@ -50,7 +50,8 @@ nlohmann::json skeleton_with(const nlohmann::json& defaults) {
                       {"checkpointing", "op_selective"},
                       {"fused", {{"qkv", true}, {"gate_up", true}}}};
   // fp8_param_gather needs a distributed optimizer: the profile's own ZeRO stage, else ZeRO-1.
-  if (defaults.value("fp8_param_gather", false)) w["parallel"]["zero"] = 1;
+  const auto g = defaults.find("fp8_param_gather");  // (its type is the workload reader's to check)
+  if (g != defaults.end() && g->is_boolean() && g->get<bool>()) w["parallel"]["zero"] = 1;
   w.merge_patch(defaults);
   return w;
 }

@@ -147,6 +147,9 @@ TEST_CASE("stack profile: bad profiles and names are one-line errors naming the 
                     Catch::Contains("stacks/x.json /defaults") && Catch::Contains("/attention"));
   CHECK_THROWS_WITH(stack_profile_from_json(profile(R"({"parallel": {"zero": 7}})"), "stacks/x.json"),
                     Catch::Contains("/parallel/zero"));
+  CHECK_THROWS_WITH(stack_profile_from_json(profile(R"({"fp8_param_gather": "yes"})"), "stacks/x.json"),
+                    Catch::Contains("stacks/x.json /defaults") && Catch::Contains("/fp8_param_gather"));
+  CHECK_NOTHROW(stack_profile_from_json(profile(R"({"fp8_param_gather": true})"), "stacks/x.json"));
   auto nosrc = profile("{}");
   nosrc["sources"] = nlohmann::json::array();
   CHECK_THROWS_WITH(stack_profile_from_json(nosrc, "stacks/x.json"), Catch::Contains("/sources"));
