@@ -144,6 +144,7 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
     if (!c.alternatives.empty())
       std::cout << fmt::format("  layout: trnsim's fastest of the {} layouts the row could have run (the source does not list it)\n",
                                c.alternatives.size() + 1);
+    if (!c.recompute_note.empty()) std::cout << "  recompute: " << c.recompute_note << "\n";
     std::cout << report;
     if (!workload_file.empty() && step_s > 0) {
       ValidationCase ran = c;

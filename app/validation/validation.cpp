@@ -235,6 +235,7 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
     j["precision"] = to_string(c.workload.precision);
   }
   if (c.has_workload) j["layout"] = layout_text(c.workload);
+  if (!c.recompute_note.empty()) j["recompute_note"] = c.recompute_note;  // how close no recompute came
   double pred = 0;
   std::string status;
   Workload used;

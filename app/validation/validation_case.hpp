@@ -46,6 +46,9 @@ struct ValidationCase {
   Metric quantity = Metric::IterationTime;
   double measured = 0;
   bool calibration = false;      // chosen by the declared rule (validation.cpp)
+  // Where a stack's rule chose the run's recompute (the lightest that fits): what no recompute
+  // would need, so `--explain` shows how close the decision was. Empty otherwise.
+  std::string recompute_note;
   // features for the error-vs-feature tables
   double params_b = 0;
   int64_t gpus = 0, tp = 1, pp = 1, seq = 0;

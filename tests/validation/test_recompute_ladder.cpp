@@ -2,6 +2,7 @@
 // tuned to fit): the lightest of none, selective, full recompute of the first N layers of each
 // pipeline chunk (Megatron-Core's block method, the smallest N) and full that fits in memory.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "dataset_common.hpp"
 #include "helpers.hpp"
@@ -30,4 +31,20 @@ TEST_CASE("NeMo's lightest recompute that fits takes the smallest block that fit
   fewer.checkpoint_layers -= 1;
   if (fewer.checkpoint_layers == 0) fewer.checkpointing = Checkpointing::Selective;
   CHECK_FALSE(make_scenario(fewer, c.model, true).fits);
+  // `--explain` says how close no recompute came: its memory need against the usable HBM.
+  Workload none = w;
+  none.checkpointing = Checkpointing::None;
+  const Scenario s = make_scenario(none, c.model, true);
+  REQUIRE_FALSE(s.fits);
+  CHECK_THAT(c.recompute_note, Catch::Contains(fmt::format("none would need {:.1f} GiB of {:.1f} GiB usable",
+                                                            in_gib(peak_stage(s.memory).total()), in_gib(s.hw.hbm_per_core()))));
+  // A run that fits without recompute keeps no note.
+  ValidationCase small = c;
+  small.recompute_note.clear();
+  small.workload = w;
+  small.workload.micro_batch = 1;
+  small.workload.seq_len = 1024;
+  datasets::lightest_recompute_that_fits(small);
+  CHECK(small.workload.checkpointing == Checkpointing::None);
+  CHECK(small.recompute_note.empty());
 }

@@ -9,6 +9,7 @@
 
 #include "dataset_common.hpp"
 #include "csv_table.hpp"
+#include "memory_model.hpp"
 #include "scenario.hpp"
 #include "trnsim/error.hpp"
 
@@ -156,7 +157,15 @@ void lightest_recompute_that_fits(ValidationCase& c) {
     return make_scenario(w, c.model, true).fits;
   };
   try {
-    if (fits(Checkpointing::None, 0) || fits(Checkpointing::Selective, 0)) return;
+    w.checkpointing = Checkpointing::None;
+    w.checkpoint_layers = 0;
+    const Scenario none = make_scenario(w, c.model, true);
+    if (none.fits) return;
+    const double need = in_gib(peak_stage(none.memory).total()), usable = in_gib(none.hw.hbm_per_core());
+    c.recompute_note = fmt::format("the stack's rule takes the lightest recompute that fits: none would need {:.1f} GiB of "
+                                   "{:.1f} GiB usable ({:+.1f} %)",
+                                   need, usable, 100.0 * (need / usable - 1.0));
+    if (fits(Checkpointing::Selective, 0)) return;
     // Block recompute of the first N layers of each chunk: memory falls as N grows, so the
     // smallest N that fits is found by bisection over 1 .. (layers per chunk) - 1.
     const int64_t chunk = (c.model.layers + w.pp * w.virtual_stages - 1) / (w.pp * w.virtual_stages);
