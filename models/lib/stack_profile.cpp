@@ -98,6 +98,7 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
   nlohmann::json out = workload;
   const int64_t tp = int_at(workload, "tp", 1), dp = int_at(workload, "dp", 1), cp = int_at(workload, "cp", 1);
   const bool fp8 = workload.contains("precision") && workload.at("precision") == "fp8";
+  const bool mxfp8 = workload.contains("precision") && workload.at("precision") == "mxfp8";
   if (!out.is_object()) return out;  // the workload reader reports it
   for (const auto& path : stack_settable_fields()) {
     const auto ptr = pointer(path);
@@ -120,13 +121,9 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
       continue;
     if (path == "fp8_recipe" && !fp8) continue;
     // fp8_param_gather for a run it applies to: FP8 / MXFP8 under the (profile's) ZeRO-1 / 2.
-    if (path == "fp8_param_gather") {
-      const nlohmann::json& par = out.contains("parallel") && out["parallel"].is_object() ? out["parallel"] : nlohmann::json::object();
-      const std::string prec = out.contains("precision") && out["precision"].is_string() ? out["precision"].get<std::string>() : "";
-      const int64_t zero = par.contains("zero") && par["zero"].is_number_integer() ? par["zero"].get<int64_t>() : 0;
-      if (!fp8_param_gather_applies(prec == "fp8" ? Precision::FP8 : prec == "mxfp8" ? Precision::MXFP8 : Precision::MixedBF16, zero))
-        continue;
-    }
+    if (path == "fp8_param_gather" &&
+        !fp8_param_gather_applies(fp8 ? Precision::FP8 : mxfp8 ? Precision::MXFP8 : Precision::MixedBF16, int_at(out, "zero", 0)))
+      continue;
     // What per-op selective AC saves, for a run that uses it.
     if (path == "op_selective_saved_formats" && out.value("checkpointing", std::string()) != "op_selective") continue;
     // The flash kernel's implementation, for a run whose own attention is not the profile's flash.

@@ -151,15 +151,14 @@ bool states_exceed_hbm(const ModelSpec& m, double bytes_per_parameter, int64_t s
 
 void lightest_recompute_that_fits(ValidationCase& c) {
   Workload& w = c.workload;
-  auto fits = [&](Checkpointing ck, int64_t first_layers) {
+  auto scenario = [&](Checkpointing ck, int64_t first_layers) {
     w.checkpointing = ck;
     w.checkpoint_layers = first_layers;
-    return make_scenario(w, c.model, true).fits;
+    return make_scenario(w, c.model, true);
   };
+  auto fits = [&](Checkpointing ck, int64_t first_layers) { return scenario(ck, first_layers).fits; };
   try {
-    w.checkpointing = Checkpointing::None;
-    w.checkpoint_layers = 0;
-    const Scenario none = make_scenario(w, c.model, true);
+    const Scenario none = scenario(Checkpointing::None, 0);
     if (none.fits) return;
     const double need = in_gib(peak_stage(none.memory).total()), usable = in_gib(none.hw.hbm_per_core());
     c.recompute_note = fmt::format("the stack's rule takes the lightest recompute that fits: none would need {:.1f} GiB of "
