@@ -95,7 +95,7 @@ std::vector<PlanShape> build_plan_shapes(const std::vector<ShapeJob>& jobs, cons
         return;
       }
       times[k - i] = std::make_unique<WorkTimes>(hw, false);
-      const StepWork work = step_work(*plans[k - i], hw, false, *times[k - i], false);  // optimizer: per (dp, zero), by the search
+      const StepWork work = step_work(*plans[k - i], hw, false, jobs[k].workload.ep_overlap, *times[k - i], false);  // optimizer: per (dp, zero), by the search
       if (!times[k - i]->missed()) {
         time_with(shapes[k], work);
         plans[k - i].reset();  // freed by the thread that allocated it (cross-thread frees contend in malloc)
@@ -111,7 +111,7 @@ std::vector<PlanShape> build_plan_shapes(const std::vector<ShapeJob>& jobs, cons
       parallel_for(i, j, threads, [&](size_t k) {
         if (!plans[k - i]) return;
         WorkTimes again(hw, false);
-        const StepWork work = step_work(*plans[k - i], hw, false, again, false);
+        const StepWork work = step_work(*plans[k - i], hw, false, jobs[k].workload.ep_overlap, again, false);
         if (again.missed()) throw std::logic_error("plan shapes: an op timing missed after it was simulated");
         time_with(shapes[k], work);
         plans[k - i].reset();

@@ -102,6 +102,8 @@ void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stac
   spec.stack_template = with_stack(base, profile);
   const auto g = profile.defaults.find("fp8_param_gather");  // a boolean: the profile loader checked it
   spec.stack_fp8_param_gather = g != profile.defaults.end() && g->is_boolean() && g->get<bool>();
+  const auto e = profile.defaults.find("parallel");
+  spec.stack_ep_overlap = e != profile.defaults.end() && e->is_object() && e->value("ep_overlap", false);
   spec.stack_axes.clear();
   const std::pair<const char*, const char*> axis_of[] = {{"attention", "attention"},    {"fused/qkv", "fused"},
                                                          {"parallel/sequence_parallel", "sp"},
@@ -310,6 +312,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.reduce_every_micro_batch = reduces_every_micro_batch(w.zero, spec.stack_grad_reduce);
     if (w.precision == Precision::FP8) w.fp8_recipe = st.fp8_recipe;
     w.fp8_param_gather = spec.stack_fp8_param_gather && fp8_param_gather_applies(w.precision, w.zero);
+    w.ep_overlap = spec.stack_ep_overlap && w.ep > 1 && w.schedule != Schedule::GPipe;
     w.op_selective_saves = st.op_selective_saves;  // what its per-op AC saves (no effect under other policies)
   }
   w.name = layout_name(l, spec);

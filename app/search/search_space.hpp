@@ -65,6 +65,8 @@ struct SpaceSpec {
   // The profile's fp8_param_gather: set on every FP8 / MXFP8 layout under ZeRO-1 / 2
   // (fp8_param_gather_applies).
   bool stack_fp8_param_gather = false;
+  // The profile's parallel.ep_overlap: set on every layout with ep > 1 (and a 1F1B schedule).
+  bool stack_ep_overlap = false;
 };
 // Loads stacks/<name>.json into the spec (throws ConfigError naming the stack if unknown).
 void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stacks);

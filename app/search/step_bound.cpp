@@ -48,9 +48,10 @@ double simulate_idle_collective_s(const HwSpec& hw, const CollectiveKey& key, co
 //     the chain ops and the collectives (on idle links) add up;
 //   * the busiest engine timeline (lane(op.engine)), plus the TP / EP collectives when they do not
 //     overlap compute (each waits for every engine to drain, and everything after waits for it).
-// One walk gives both settings: {collectives serial, collectives overlapped}.
+// One walk gives both settings: {collectives serial, collectives overlapped}. With ep_overlap the
+// expert all-to-alls count nothing: in 1F1B's steady state they run beside the other micro-batch.
 std::pair<double, double> list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw,
-                                    WorkTimes& times) {
+                                    WorkTimes& times, bool ep_overlap) {
   // Device times with the executor's launch floors (the same rule on the same list).
   std::vector<double> d(list.size(), 0.0);
   for (size_t i = 0; i < list.size(); ++i)
@@ -65,8 +66,8 @@ std::pair<double, double> list_work(const StageProgram& st, const std::vector<Op
       // layout_group(hw, 1, size), runs of consecutive ranks: TP's and ETP's groups are, and an EP
       // group (ranks etp apart) spans at least as many nodes as a consecutive one, so it takes no
       // less time than that bound.
-      if ((op.group == Group::TP || op.group == Group::EP || op.group == Group::ETP) && op.overlap_ops == 0 &&
-          !op.overlap_previous)
+      if ((op.group == Group::TP || (op.group == Group::EP && !ep_overlap) || op.group == Group::ETP) &&
+          op.overlap_ops == 0 && !op.overlap_previous)
         comm += times.collective_s(op);
       continue;
     }
@@ -131,7 +132,8 @@ void WorkTimes::simulate_missed() {
   missed_collectives_.clear();
 }
 
-StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, WorkTimes& times, bool with_optimizer) {
+StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, bool ep_overlap, WorkTimes& times,
+                   bool with_optimizer) {
   const auto p = static_cast<size_t>(plan.ranks), v = static_cast<size_t>(plan.virtual_stages);
   StepWork w;
   w.forward_s.resize(p * v);
@@ -141,8 +143,8 @@ StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, Work
   for (size_t k = 0; k < p * v; ++k) {
     const auto& st = plan.stages[k];
     // The executor overlaps TP collectives with compute only in the backward, with tp_overlap.
-    w.forward_s[k] = list_work(st, st.forward, hw, times).first;
-    const auto [serial, overlapped] = list_work(st, st.backward, hw, times);
+    w.forward_s[k] = list_work(st, st.forward, hw, times, ep_overlap).first;
+    const auto [serial, overlapped] = list_work(st, st.backward, hw, times, ep_overlap);
     w.backward_s[k] = tp_overlap ? overlapped : serial;
     w.backward_other_s[k] = tp_overlap ? serial : overlapped;
     w.ops_per_micro_batch += static_cast<double>(st.forward.size() + st.backward.size() + st.optimizer.size());
@@ -193,7 +195,7 @@ DpStreamWork dp_stream_work(const std::vector<PieceRun>& pieces, int64_t trainab
 
 StepWork step_work(const Scenario& s, bool with_optimizer) {
   WorkTimes times(s.hw, true);
-  StepWork work = step_work(s.plan, s.hw, s.workload.tp_overlap, times, with_optimizer);
+  StepWork work = step_work(s.plan, s.hw, s.workload.tp_overlap, s.workload.ep_overlap, times, with_optimizer);
   work.dp_stream_s.assign(static_cast<size_t>(s.plan.ranks), 0.0);
   work.dp_tail_s.assign(static_cast<size_t>(s.plan.ranks), 0.0);
   for (const auto& st : s.plan.stages) {

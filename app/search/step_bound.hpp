@@ -109,8 +109,10 @@ struct PieceRun {
 std::vector<PieceRun> piece_runs(const std::vector<PieceParameters>& pieces);
 DpStreamWork dp_stream_work(const std::vector<PieceRun>& pieces, int64_t trainable_parameters, const Workload& w,
                             WorkTimes& times);
-// The same work from a plan (tp_overlap: the workload's setting, which backward_s is for).
-StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, WorkTimes& times, bool with_optimizer);
+// The same work from a plan (tp_overlap: the workload's setting, which backward_s is for;
+// ep_overlap: the expert all-to-alls count nothing, Workload::ep_overlap).
+StepWork step_work(const StepPlan& plan, const HwSpec& hw, bool tp_overlap, bool ep_overlap, WorkTimes& times,
+                   bool with_optimizer);
 // The executor advances SystemC time in whole picoseconds, one wait per op at most, so its sums
 // can land below the exact real-number sum by up to 1 ps per op: the bound gives that back
 // (ops_per_micro_batch x micro_batches ps) and 1e-9 of itself for floating-point order.

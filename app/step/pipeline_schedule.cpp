@@ -22,6 +22,13 @@ std::vector<Slot> rank_schedule(Schedule sched, int p, int r, int m, int v) {
     order.push_back(bwd(i));
   }
   for (int i = total - warm; i < total; ++i) order.push_back(bwd(i));
+  // Steady-state pairs: the slots after the warm-up two by two, shifted by one without warm-up.
+  const int first = warm == 0 ? 1 : warm;                              // the first paired slot
+  const int end = warm + 2 * (total - warm) - (warm == 0 ? 1 : 0);      // one past the last
+  for (int i = first; i + 1 < end; i += 2) {
+    order[static_cast<size_t>(i)].pair = 1;
+    order[static_cast<size_t>(i) + 1].pair = 2;
+  }
   return order;
 }
 

@@ -108,6 +108,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   if (w.ep > 1) {
     j["workload"]["ep"] = w.ep;
     j["workload"]["moe_dispatcher"] = moe_dispatcher_name(w);
+    j["workload"]["ep_overlap"] = w.ep_overlap;
   }
   if (w.etp > 1) j["workload"]["etp"] = w.etp;
   if (w.document_tokens > 0) j["workload"]["document_tokens"] = w.document_tokens;
@@ -174,7 +175,9 @@ std::string render_text(const nlohmann::json& j) {
   std::string expert;  // the MoE and CP degrees where used
   for (const auto& [key, name] : {std::pair<const char*, const char*>{"cp", "CP"}, {"ep", "EP"}, {"etp", "ETP"}})
     if (w.contains(key)) expert += fmt::format(" {} {}", name, w[key].get<int64_t>());
-  if (w.contains("moe_dispatcher")) expert += fmt::format(" ({} dispatcher)", w["moe_dispatcher"].get<std::string>());
+  if (w.contains("moe_dispatcher"))
+    expert += fmt::format(" ({} dispatcher{})", w["moe_dispatcher"].get<std::string>(),
+                          w.value("ep_overlap", false) ? ", all-to-alls hidden in 1F1B's steady state" : "");
   o += fmt::format("  plan: TP {} PP {} DP {}{} SP {} ZeRO-{} {} | micro-batch {} x grad-accum {} = global {} seqs of {} tokens\n",
                    w["tp"].get<int64_t>(), w["pp"].get<int64_t>(), w["dp"].get<int64_t>(), expert,
                    w["sequence_parallel"].get<bool>() ? "on" : "off", w["zero"].get<int>(), w["schedule"].get<std::string>(),

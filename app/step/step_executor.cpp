@@ -65,6 +65,7 @@ class Executor {
     const size_t ranks = static_cast<size_t>(s_.plan.ranks);
     prog_ = std::vector<ProgramState>(n);
     rank_ = std::vector<RankState>(ranks);
+    ep_pending_.assign(ranks, {});
     result_.stages.assign(ranks, StageTimes{});
     // Op timing pre-pass (memoised; drives its own sc_start runs).
     for (size_t i = 0; i < n; ++i) {
@@ -167,7 +168,7 @@ class Executor {
   //   * a DP bucket is handed over once every engine has drained (its weight gradients are done).
   // Time is simulated time; waits are only issued where the schedule needs the SystemC clock.
   // `reduces`: this backward's gradients cross the DP group (see reduces_after).
-  void run_ops(int r, int k, const std::vector<OpVertex>& list, bool reduces) {
+  void run_ops(int r, int k, const std::vector<OpVertex>& list, bool reduces, int pair = 0) {
     const auto& st = s_.plan.stages[static_cast<size_t>(k)];
     auto& times = result_.stages[static_cast<size_t>(r)];
     auto& ps = prog_[static_cast<size_t>(k)];
@@ -221,8 +222,20 @@ class Executor {
       return true;
     };
     double previous_start = now();  // start of the latest compute op (overlap_previous)
+    auto& ep_pending = ep_pending_[static_cast<size_t>(r)];
+    const bool ep_async = pair != 0 && s_.workload.ep_overlap;
+    auto ep_busy = [&] {
+      for (const auto& e : ep_pending)
+        if (!*e.done) return true;
+      return false;
+    };
     for (size_t i = 0; i < list.size(); ++i) {
       const Op& op = st.graph[list[i]];
+      if (ep_async && op.is_collective() && op.group == Group::EP) {
+        wait_until(chain);
+        ep_pending.push_back(launch(r, op));
+        continue;
+      }
       if (op.is_collective() && op.overlap_ops > 0) {
         wait_until(chain);
         beside = {launch(r, op), op.overlap_ops, op.group};
@@ -268,8 +281,8 @@ class Executor {
         // A GEMM that starts while a collective runs beside it (a DP bucket or gather, or a
         // collective overlapped with the next ops) has the compute units that collective leaves.
         if (share > 0 && op.engine == Engine::Tensor) {
-          if (beside.left == 0 && dp_busy(rs)) wait_until(start);  // is the DP stream still busy when it starts?
-          if (beside.left > 0 || dp_busy(rs)) {
+          if (beside.left == 0 && (dp_busy(rs) || !ep_pending.empty())) wait_until(start);  // comm still running when it starts?
+          if (beside.left > 0 || dp_busy(rs) || ep_busy()) {
             const double extra = slowdown(d);
             d += extra;
             times.comm_slowdown_s += extra;
@@ -295,6 +308,14 @@ class Executor {
           }
           ++bucket;
         }
+    }
+    if (pair != 1 && !ep_pending.empty()) {  // the pair's all-to-alls end before the next slot
+      wait_until(all_idle());
+      const double t = now();
+      for (const auto& e : ep_pending)
+        while (!*e.done) sc_core::wait(*e.finished);
+      times.ep_comm_s += now() - t;
+      ep_pending.clear();
     }
     wait_until(all_idle());
   }
@@ -360,7 +381,7 @@ class Executor {
           wait_for(r, k - 1, true, slot.mb + 1);
           p2p(r, k, "recv_activation");
         }
-        run_ops(r, k, st.forward, /*reduces=*/false);
+        run_ops(r, k, st.forward, /*reduces=*/false, slot.pair);
         ++ps.fwd_done;
       } else {
         if (k < programs - 1) {
@@ -368,7 +389,7 @@ class Executor {
           p2p(r, k, "recv_gradient");
         }
         const bool reduces = reduces_after(slot.mb);
-        run_ops(r, k, st.backward, reduces);
+        run_ops(r, k, st.backward, reduces, slot.pair);
         // Without overlap every bucket starts once the backward is done; before a further
         // micro-batch the rank waits for them (the last one's wait is the step's end).
         if (reduces && !s_.workload.overlap_dp) {
@@ -451,6 +472,8 @@ class Executor {
   std::vector<StageLayouts> layouts_;  // per rank
   std::vector<ProgramState> prog_;
   std::vector<RankState> rank_;
+  // Per rank: expert all-to-alls of the current steady-state pair still running (ep_overlap).
+  std::vector<std::vector<Pending>> ep_pending_;
   StepResult result_;
   sc_core::sc_time t0_;
 };

@@ -19,7 +19,7 @@ const std::vector<std::string>& stack_settable_fields() {
       "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap", "parallel/tp_overlap_forward",
       "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance", "parallel/moe_dispatcher", "parallel/moe_grouped_gemm",
       "parallel/fsdp_shard", "parallel/fsdp_reshard_after_forward", "parallel/fsdp_prefetch", "parallel/grad_reduce",
-      "parallel/loss_parallel", "fp8_param_gather"};
+      "parallel/loss_parallel", "parallel/ep_overlap", "fp8_param_gather"};
   return fields;
 }
 
@@ -37,14 +37,14 @@ void leaves(const nlohmann::json& j, const std::string& prefix, std::vector<std:
 }
 
 // A complete workload around the defaults, so the workload reader checks their types and values
-// (tp, pp, dp 2: every conditional default applies; fp8 so an fp8_recipe is legal; op_selective so
+// (tp, pp, dp, ep 2: every conditional default applies; fp8 so an fp8_recipe is legal; op_selective so
 // what it saves is legal).
 nlohmann::json skeleton_with(const nlohmann::json& defaults) {
   nlohmann::json w = {{"name", "stack-check"},
                       {"model", "m"},
                       {"hw", "h"},
                       {"nodes", 1},
-                      {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"sequence_parallel", false}, {"zero", 0}}},
+                      {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"ep", 2}, {"sequence_parallel", false}, {"zero", 0}}},
                       {"batch", {{"micro_batch", 1}, {"global_batch", 8}, {"seq_len", 1024}}},
                       {"precision", "fp8"},
                       {"checkpointing", "op_selective"},
@@ -115,6 +115,10 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
         tp == 1)
       v = false;
     if (path == "parallel/zero" && dp * cp == 1) v = 0;
+    // Expert all-to-all overlap needs expert parallelism and 1F1B's forward / backward pairs.
+    if (path == "parallel/ep_overlap" &&
+        (int_at(out, "ep", 1) == 1 || (out.contains("parallel") && out["parallel"].value("schedule", "") == "gpipe")))
+      v = false;
     // ZeRO-2 partitions gradients and reduces them every micro-batch: a per-step default skips it.
     if (path == "parallel/grad_reduce" && v == "per_step" && out.contains("parallel") && out["parallel"].contains("zero") &&
         out["parallel"]["zero"] == 2)

@@ -141,6 +141,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
       p.fail("tp_overlap_forward", "overlaps the forward's TP collectives too, and tp_overlap is false; set tp_overlap true or "
                                    "remove tp_overlap_forward");
     w.pp_scatter_gather = p.boolean_or("pp_scatter_gather", false);
+    w.ep_overlap = p.boolean_or("ep_overlap", false);
     w.fsdp_shard = p.choice_or("fsdp_shard", "separate", {"separate", "master"}) == "master" ? Workload::FsdpShard::Master
                                                                                             : Workload::FsdpShard::Separate;
     w.loss_parallel = p.boolean_or("loss_parallel", true);
@@ -165,6 +166,11 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
                                 "and DP ranks); pick an etp dividing {}", w.ep, w.etp, dense_ranks, dense_ranks / w.ep));
     if (w.sequence_parallel && w.tp == 1)
       p.fail("sequence_parallel", "sequence parallelism needs tp > 1; set it false or raise tp");
+    if (w.ep_overlap && w.ep == 1)
+      p.fail("ep_overlap", "overlaps expert all-to-alls and the run has none (ep 1); raise ep or remove ep_overlap");
+    if (w.ep_overlap && w.schedule == Schedule::GPipe)
+      p.fail("ep_overlap", "pairs 1F1B's steady-state forward and backward, and gpipe has no such pairs; use schedule "
+                           "\"1f1b\" or remove ep_overlap");
   }
   {
     auto b = r.child("batch");
@@ -329,6 +335,7 @@ std::string workload_to_json(const Workload& w) {
                    {"grad_reduce", grad_reduce_name(w)}};
   if (w.ep > 1) j["parallel"]["ep"] = w.ep;
   if (w.etp > 1) j["parallel"]["etp"] = w.etp;
+  if (w.ep_overlap) j["parallel"]["ep_overlap"] = true;
   if (w.cp > 1) j["parallel"]["cp"] = w.cp;
   if (w.pipeline_split == Workload::PipelineSplit::EmbeddingAndLoss) j["parallel"]["pipeline_split"] = "embedding_and_loss";
   if (w.pipeline_split == Workload::PipelineSplit::Balanced) j["parallel"]["pipeline_split"] = "balanced";

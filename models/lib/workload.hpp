@@ -222,6 +222,12 @@ struct Workload {
   // torch async TP): the SP all-gather beside the column-parallel GEMM after it, the reduce-scatter
   // beside the row-parallel GEMM before it. Megatron-LM 2021-22's async all-reduce: backward only.
   bool tp_overlap_forward = false;
+  // Expert all-to-alls (dispatch and combine) of 1F1B's steady state hidden behind the compute of
+  // the other micro-batch of the pair (Megatron-Core's overlap_moe_expert_parallel_comm, the
+  // combined 1F1B schedule: forward i + 1 interleaved with backward i). Warm-up and cool-down
+  // passes, and the first forward and last backward without a pipeline, run alone and expose
+  // theirs; a running all-to-all takes the SMs its kernels use (hw collectives.compute_units).
+  bool ep_overlap = false;
   // Pipeline send/recv split across the TP ranks: each sends 1/tp of the activation over its own
   // link and the receivers all-gather it inside the TP group (Megatron-LM 2021-2022
   // scatter_gather_tensors_in_pipeline, default on; no effect with SP, whose tensor is split).
