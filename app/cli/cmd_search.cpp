@@ -36,7 +36,8 @@ Args search_args() {
       .option("document-tokens", "0", "tokens per packed document: attention runs within each (0: one document per "
                                       "sequence; excludes CP)")
       .option("axes", "", "limit axes, e.g. \"tp=1,2,4;zero=1;attention=flash;recompute=none,selective\" (axes: "
-                          "tp pp vs mb recompute zero sp tp_overlap dp_overlap fused attention precision=bf16,fp8,mxfp8,nvfp4 ep etp cp; etp and cp only when listed)")
+                          "tp pp vs mb recompute zero sp tp_overlap dp_overlap fused attention precision=bf16,fp8,mxfp8,nvfp4 ep etp cp ep_overlap; "
+                          "etp, cp and ep_overlap only when listed)")
       .option("stack", "", "training-stack profile (stacks/<name>.json, e.g. torchtitan, megatron-core, nxd): the axes it "
                            "sets (attention, fused, sp, tp_overlap, dp_overlap, zero) take its values unless --axes names "
                            "them, and its other fields apply to every layout")

@@ -35,10 +35,12 @@ double cpu_seconds() {
 // tp_overlap's backward overlap is an executor setting, not part of the plan: one shape serves
 // both. The forward overlap a stack may add (tp_overlap_forward) marks the plan's collectives, so
 // it is part of the key.
-using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, int, int, int, int, bool>;
+// ep_overlap changes no op of the plan either, but the bound's work (step_work) and the memory
+// (a second micro-batch in flight): part of the key.
+using ShapeKey = std::tuple<int, int, int, int, int, int, bool, bool, bool, int, int, int, int, bool, bool>;
 ShapeKey shape_key(const Layout& l, const SpaceSpec& space) {
   return {l.hw, l.tp, l.pp, l.vs, l.mb, l.ckpt, l.sp, l.fused, l.flash, l.prec, l.ep, l.cp, l.etp,
-          l.tp_overlap && space.stack_template.tp_overlap_forward};
+          l.tp_overlap && space.stack_template.tp_overlap_forward, l.ep_overlap};
 }
 
 struct Candidate {
@@ -189,6 +191,7 @@ nlohmann::json run_search(const SearchOptions& o) {
     if (s.workload.attention_kernel != AttentionKernel::Native) row["attention_kernel"] = to_string(s.workload.attention_kernel);
     row["precision"] = to_string(precision_of_layout(l, hws[l.hw]));
     row["ep"] = l.ep;
+    row["ep_overlap"] = l.ep_overlap;
     row["etp"] = l.etp;
     row["cp"] = l.cp;
     row["bound_s"] = c.bound_s;

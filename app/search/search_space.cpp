@@ -38,7 +38,7 @@ bool allowed(const AxisLimits& axes, const std::string& axis, int64_t value) {
 const std::vector<std::string>& axis_names() {
   static const std::vector<std::string> names = {"tp", "pp", "vs", "mb", "recompute", "zero", "sp",
                                                  "tp_overlap", "dp_overlap", "fused", "attention", "precision",
-                                                 "ep", "etp", "cp"};
+                                                 "ep", "etp", "cp", "ep_overlap"};
   return names;
 }
 
@@ -171,6 +171,12 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
           if (ax.count("etp") && m.moe.active()) etps = divisors(m.moe.expert_ffn);
           for (int64_t etp : etps) {
           if (!allowed(ax, "etp", etp) || etp > 1024 || (tp * cp * dp) % (ep * etp)) continue;
+          // Expert all-to-all overlap (needs ep > 1 and 1F1B): both settings when --axes lists it,
+          // else the profile's.
+          std::vector<int> epos = {ep > 1 && spec.stack_ep_overlap && st.schedule != Schedule::GPipe ? 1 : 0};
+          if (ax.count("ep_overlap")) epos = ep > 1 && st.schedule != Schedule::GPipe ? std::vector<int>{0, 1} : std::vector<int>{0};
+          for (int epo : epos) {
+          if (!allowed(ax, "ep_overlap", epo)) continue;
           // Virtual stages: divisors of the layers per stage; for an uneven degree, those --axes
           // lists (1 if it lists none) that leave every chunk a layer.
           std::vector<int64_t> vss = divisors(m.layers / pp);
@@ -220,6 +226,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
                             l.etp = static_cast<int16_t>(etp);
                             l.cp = static_cast<int32_t>(cp);
                             l.balanced = m.layers % (pp * vs) != 0;
+                            l.ep_overlap = epo;
                             for (uint8_t pr : precs) {
                               l.prec = pr;
                               out.push_back(l);
@@ -232,6 +239,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
                 }
               }
             }
+          }
           }
           }
           }
@@ -250,7 +258,8 @@ std::string layout_name(const Layout& l, const SpaceSpec& spec) {
   static const char* pr[] = {"", "-fp8", "-mxfp8", "-nvfp4"};
   return fmt::format("{}-{}-{}n-tp{}{}{}-pp{}-v{}-dp{}{}{}{}-mb{}-{}-z{}{}-{}-{}{}", spec.model, spec.hws[l.hw], l.nodes, l.tp,
                      l.sp ? "sp" : "", l.tp_overlap ? "o" : "", l.pp, l.vs, l.dp,
-                     l.cp > 1 ? fmt::format("-cp{}", l.cp) : "", l.ep > 1 ? fmt::format("-ep{}", l.ep) : "",
+                     l.cp > 1 ? fmt::format("-cp{}", l.cp) : "",
+                     l.ep > 1 ? fmt::format("-ep{}{}", l.ep, l.ep_overlap ? "o" : "") : "",
                      l.etp > 1 ? fmt::format("-etp{}", l.etp) : "", l.mb,
                      ck[l.ckpt], l.zero, l.overlap_dp ? "" : "-nodpo", l.fused ? "fused" : "unfused",
                      l.flash ? "flash" : "attn", pr[l.prec]);
@@ -271,6 +280,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   if (l.balanced) w.pipeline_split = Workload::PipelineSplit::Balanced;
   w.sequence_parallel = l.sp;
   w.tp_overlap = l.tp_overlap;
+  w.ep_overlap = l.ep_overlap;
   w.overlap_dp = l.overlap_dp;
   w.zero = l.zero;
   w.reduce_every_micro_batch = reduces_every_micro_batch(l.zero, "");  // the loader's default for the stage
@@ -312,7 +322,6 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.reduce_every_micro_batch = reduces_every_micro_batch(w.zero, spec.stack_grad_reduce);
     if (w.precision == Precision::FP8) w.fp8_recipe = st.fp8_recipe;
     w.fp8_param_gather = spec.stack_fp8_param_gather && fp8_param_gather_applies(w.precision, w.zero);
-    w.ep_overlap = spec.stack_ep_overlap && w.ep > 1 && w.schedule != Schedule::GPipe;
     w.op_selective_saves = st.op_selective_saves;  // what its per-op AC saves (no effect under other policies)
   }
   w.name = layout_name(l, spec);

@@ -38,6 +38,7 @@ struct Layout {
   uint8_t prec = 0;                // 0 bf16 (bf16-sr where the hardware rounds stochastically), 1 fp8, 2 mxfp8, 3 nvfp4
   bool sp = false, tp_overlap = false, overlap_dp = true, fused = true, flash = false;
   bool balanced = false;           // pp x vs does not divide the layers: the balanced split
+  bool ep_overlap = false;         // expert all-to-alls hidden in 1F1B's steady state (Workload::ep_overlap)
 };
 
 struct SpaceSpec {
@@ -65,7 +66,8 @@ struct SpaceSpec {
   // The profile's fp8_param_gather: set on every FP8 / MXFP8 layout under ZeRO-1 / 2
   // (fp8_param_gather_applies).
   bool stack_fp8_param_gather = false;
-  // The profile's parallel.ep_overlap: set on every layout with ep > 1 (and a 1F1B schedule).
+  // The profile's parallel.ep_overlap: set on every layout with ep > 1 (and a 1F1B schedule)
+  // unless --axes lists ep_overlap.
   bool stack_ep_overlap = false;
 };
 // Loads stacks/<name>.json into the spec (throws ConfigError naming the stack if unknown).

@@ -180,11 +180,13 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w, int64_t laye
 // Chunk-micro-batches whose activations a pipeline rank holds at its peak. GPipe: every
 // micro-batch. 1F1B: p - r (Narayanan et al. 2021). Interleaved 1F1B (Megatron): the warm-up
 // forwards (p - r - 1)*2 + (v - 1)*p plus the one in flight; for rank 0 that is
-// p*v*(1 + (p-1)/(p*v)) chunks, Korthikanti et al.'s L(1 + (p-1)/(pm)) layers.
+// p*v*(1 + (p-1)/(p*v)) chunks, Korthikanti et al.'s L(1 + (p-1)/(pm)) layers. With expert
+// all-to-all overlap (ep_overlap) a rank without warm-up forwards (no pipeline, or 1F1B's last
+// rank) runs forward i + 1 beside backward i: two micro-batches in flight, not one.
 int64_t in_flight_chunks(const Workload& w, int64_t rank, int64_t micro_batches) {
   const int64_t p = w.pp, v = w.virtual_stages;
   if (w.schedule == Schedule::GPipe) return micro_batches;
-  if (v == 1) return std::min<int64_t>(p - rank, micro_batches);
+  if (v == 1) return std::min<int64_t>(std::max<int64_t>(p - rank, w.ep_overlap ? 2 : 1), micro_batches);
   return std::min<int64_t>((p - rank - 1) * 2 + (v - 1) * p + 1, micro_batches * v);
 }
 

@@ -9,6 +9,7 @@
 # thread and on two gives the same result and counts; with expert TP as an axis; and under
 # --stack nemo, whose TP overlap covers the forward (tp_overlap_forward is part of a plan shape).
 # Pipeline degrees that do not divide the layers, when --axes lists them (the balanced split).
+# Expert all-to-all overlap as an axis (session 31).
 # Every listed layout carries a 90% interval (issue 25, item 7) that contains its prediction.
 # ZeRO-2 / ZeRO-3 layouts whose DP stream binds the bound (session 21).
 # usage: search_exactness.sh TRNSIM
@@ -117,6 +118,19 @@ PY
 # Context parallelism beside expert parallelism (issue 24): the expert grid re-arranges the TP x CP x DP
 # ranks, so EP may span CP ranks (offered beside CP > 1 when --axes lists ep); the bound stays below
 # every simulated step.
+# Expert all-to-all overlap as an axis over two nodes (EP 16 crosses InfiniBand): the bound leaves
+# the hidden all-to-alls out, and the shapes of both settings are apart (memory: a second micro-batch).
+exact epo --model qwen3-30b-a3b --hw dgx-h100 --nodes 2 --seq 1024 --global-batch 64 \
+      --axes "attention=flash;fused=on;dp_overlap=on;recompute=none;zero=1;ep=8,16;ep_overlap=on,off" --top-k 10 --threads 2
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+ex = json.load(open(f"{t}/epo-ex.json"))
+rows = ex["top_by_throughput"] + ex["top_by_cost"] + ex["pareto"]
+assert any(r["ep_overlap"] for r in rows) and any(not r["ep_overlap"] for r in rows), rows
+assert all(not r["ep_overlap"] for r in rows if r["ep"] == 1), rows
+print(f"search exact with EP overlap as an axis: {ex['counts']['fits']} layouts fit")
+PY
 exact moecp --model qwen3-30b-a3b --hw dgx-h100 --nodes 1 --seq 1024 --global-batch 32 \
       --axes "attention=flash;fused=on;dp_overlap=on;cp=1,2;ep=1,2,4,8;recompute=none" --top-k 10 --threads 2
 python3 - "$tmp" <<'PY'

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "helpers.hpp"
+#include "memory_model.hpp"
 #include "pipeline_schedule.hpp"
 #include "search_space.hpp"
 #include "stack_profile.hpp"
@@ -95,6 +96,31 @@ TEST_CASE("EP overlap hides the steady state's all-to-alls: never slower, never 
   CHECK(one_on.stages.front().ep_comm_s == Approx(one_off.stages.front().ep_comm_s).epsilon(1e-9));
 }
 
+// Forward i + 1 beside backward i: a rank without warm-up forwards holds two micro-batches'
+// activations, not one; ranks with warm-up hold what 1F1B holds (p - r).
+TEST_CASE("EP overlap holds a second micro-batch's activations where 1F1B holds one", "[ep][overlap][memory]") {
+  const auto m = load_model_spec(model_path("qwen3-30b-a3b"));
+  auto stages = [&](int64_t pp, int64_t gb, bool overlap) {
+    const Workload w = qwen_ep16(pp, gb, overlap);
+    return memory_per_stage(m, w, build_step_plan(m, w));
+  };
+  const auto on = stages(1, 128, true), off = stages(1, 128, false);
+  CHECK(on.front().in_flight == 2);
+  CHECK(off.front().in_flight == 1);
+  // One more micro-batch of every layer's saved activations (the loss's kept logits stay one set).
+  CHECK(on.front().activations.base() - off.front().activations.base() ==
+        Approx(off.front().activation_per_layer.base() * static_cast<double>(m.layers)));
+  CHECK(on.front().weights.base() == off.front().weights.base());
+  // One micro-batch per step: nothing beside it.
+  CHECK(stages(1, 16, true).front().in_flight == 1);
+  // Two stages: the first keeps 1F1B's two, the last (no warm-up) goes from one to two.
+  const auto pon = stages(2, 128, true), poff = stages(2, 128, false);
+  CHECK(pon.front().in_flight == 2);
+  CHECK(poff.front().in_flight == 2);
+  CHECK(pon.back().in_flight == 2);
+  CHECK(poff.back().in_flight == 1);
+}
+
 TEST_CASE("the search's lower bound holds under EP overlap", "[ep][overlap][search][invariant]") {
   const auto m = load_model_spec(model_path("qwen3-30b-a3b"));
   for (int64_t pp : {1, 2}) {
@@ -160,4 +186,30 @@ TEST_CASE("a profile's ep_overlap: applied where ep > 1, in runs and in the sear
   }
   CHECK(seen == std::set<int64_t>{1, 2, 8});
   std::remove(file.c_str());
+}
+
+TEST_CASE("ep_overlap as a search axis: both settings where ep > 1, off where ep = 1, named apart", "[ep][overlap][search]") {
+  SpaceSpec spec;
+  spec.model = "qwen3-30b-a3b";
+  spec.hws = {"dgx-h100"};
+  spec.nodes = {2};
+  spec.seq_len = 1024;
+  spec.global_batch = 64;
+  spec.axes = parse_axes("attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;ep=1,8,16;ep_overlap=on,off");
+  const std::vector<HwSpec> hws = {load_hw_spec(hw_path("dgx-h100"))};
+  const auto model = load_model_spec(model_path("qwen3-30b-a3b"));
+  std::set<std::pair<int64_t, bool>> seen;
+  std::set<std::string> names;
+  for (const auto& l : enumerate_space(spec, model, hws)) {
+    const Workload w = layout_workload(l, spec, hws[0]);
+    CHECK(w.ep_overlap == l.ep_overlap);
+    seen.insert({w.ep, w.ep_overlap});
+    names.insert(w.name);
+  }
+  CHECK(seen == std::set<std::pair<int64_t, bool>>{{1, false}, {8, false}, {8, true}, {16, false}, {16, true}});
+  CHECK(names.size() == 5);
+  // Without the axis (and without a profile that sets it): off everywhere, the space no larger.
+  spec.axes = parse_axes("attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;ep=1,8,16");
+  CHECK(enumerate_space(spec, model, hws).size() == 3);
+  CHECK_THROWS_AS(parse_axes("ep_overlap=maybe"), UsageError);
 }

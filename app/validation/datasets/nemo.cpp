@@ -362,10 +362,10 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
         // NeMo 24.07 rows ran NeMo 1.x from the launcher's configs (profile nemo-launcher: Apex
         // distributed Adam, BF16 gradients); later pages run Megatron-Bridge's recipes (nemo).
         const bool launcher = nemo1_container(t.at(r, "container"));
-        w = with_stack(w, stack_profile(launcher ? "nemo-launcher" : "nemo"));
+        w.ep = std::max<int64_t>(1, ep);  // a row fact, checked with the rest of the layout by the run
+        w = with_stack(w, stack_profile(launcher ? "nemo-launcher" : "nemo"));  // (its defaults see the degrees)
         // The launcher's per-model ub_tp_comm_overlap (frameworks.md §3 b): on in the Llama 70B configs.
         if (launcher) w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(name, "70B");
-        w.ep = std::max<int64_t>(1, ep);  // a row fact, checked with the rest of the layout by the run
         // A dense row whose FSDP cell reads 0 on a layout that cannot hold the model's unsharded
         // BF16 weights and the stack's gradients (TP x PP shards them, nothing else) ran sharded:
         // Megatron-FSDP, as the same model and system in the page's other tables (one row: Llama 3
