@@ -45,6 +45,25 @@ Workload qwen_ep16(int64_t pp, int64_t gb, bool overlap) {
   w.ep_overlap = overlap;
   return w;
 }
+
+// A Qwen3-30B-A3B search space on two nodes of one hardware, with the enumerator's inputs.
+struct QwenSpace {
+  SpaceSpec spec;
+  std::vector<HwSpec> hws;
+  ModelSpec model;
+};
+QwenSpace qwen_space(const std::string& hw, int64_t seq, int64_t global_batch, const std::string& axes) {
+  QwenSpace q;
+  q.spec.model = "qwen3-30b-a3b";
+  q.spec.hws = {hw};
+  q.spec.nodes = {2};
+  q.spec.seq_len = seq;
+  q.spec.global_batch = global_batch;
+  q.spec.axes = parse_axes(axes);
+  q.hws = {load_hw_spec(hw_path(hw))};
+  q.model = load_model_spec(model_path("qwen3-30b-a3b"));
+  return q;
+}
 }  // namespace
 
 TEST_CASE("1F1B's steady-state forward / backward pairs, as a combined schedule runs them", "[ep][overlap][schedule]") {
@@ -168,16 +187,8 @@ TEST_CASE("a profile's ep_overlap: applied where ep > 1, in runs and in the sear
   j["parallel"].erase("ep");
   CHECK_FALSE(workload_from_json(j, "w.json", lookup).ep_overlap);
 
-  SpaceSpec spec;
-  spec.model = "qwen3-30b-a3b";
-  spec.hws = {"gb200-nvl72"};
-  spec.nodes = {2};
-  spec.seq_len = 2048;
-  spec.global_batch = 32;
-  spec.axes = parse_axes("attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;ep=1,2,8");
+  auto [spec, hws, model] = qwen_space("gb200-nvl72", 2048, 32, "attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;ep=1,2,8");
   use_stack(spec, "x", lookup);
-  const std::vector<HwSpec> hws = {load_hw_spec(hw_path("gb200-nvl72"))};
-  const auto model = load_model_spec(model_path("qwen3-30b-a3b"));
   std::set<int64_t> seen;
   for (const auto& l : enumerate_space(spec, model, hws)) {
     const Workload w = layout_workload(l, spec, hws[0]);
@@ -189,15 +200,8 @@ TEST_CASE("a profile's ep_overlap: applied where ep > 1, in runs and in the sear
 }
 
 TEST_CASE("ep_overlap as a search axis: both settings where ep > 1, off where ep = 1, named apart", "[ep][overlap][search]") {
-  SpaceSpec spec;
-  spec.model = "qwen3-30b-a3b";
-  spec.hws = {"dgx-h100"};
-  spec.nodes = {2};
-  spec.seq_len = 1024;
-  spec.global_batch = 64;
-  spec.axes = parse_axes("attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;ep=1,8,16;ep_overlap=on,off");
-  const std::vector<HwSpec> hws = {load_hw_spec(hw_path("dgx-h100"))};
-  const auto model = load_model_spec(model_path("qwen3-30b-a3b"));
+  auto [spec, hws, model] =
+      qwen_space("dgx-h100", 1024, 64, "attention=flash;fused=on;recompute=none;tp=1;pp=1;zero=1;dp_overlap=on;mb=1;ep=1,8,16;ep_overlap=on,off");
   std::set<std::pair<int64_t, bool>> seen;
   std::set<std::string> names;
   for (const auto& l : enumerate_space(spec, model, hws)) {
