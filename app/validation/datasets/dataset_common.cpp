@@ -97,6 +97,22 @@ ModelSpec llama3(const std::string& name, int64_t layers, int64_t hidden, int64_
   return m;
 }
 
+ModelSpec nemotron4(const std::string& name, int64_t layers, int64_t hidden, int64_t heads, int64_t kv, int64_t ffn) {
+  ModelSpec m;
+  m.name = name;
+  m.file = "(built from the validation corpus)";
+  m.layers = layers, m.hidden = hidden, m.heads = heads, m.kv_heads = kv, m.ffn = ffn, m.vocab = 256000;
+  m.max_seq = 4096;
+  m.activation = Activation::ReLU2;
+  m.norm = NormKind::LayerNorm;
+  m.rotary_fraction = 0.5;
+  m.tied_embeddings = false;
+  m.biases = false;
+  m.dropout = 0;
+  m.public_parameters = static_cast<double>(m.total_parameters());
+  return m;
+}
+
 Workload workload(const std::string& file, size_t row, const ModelSpec& m, const std::string& hw, int64_t nodes,
                   int64_t tp, int64_t pp, int64_t dp, int64_t mb, int64_t gb, int64_t seq) {
   Workload w;

@@ -26,6 +26,10 @@ ModelSpec megatron_gpt(const std::string& name, int64_t layers, int64_t hidden, 
                        int64_t seq, int64_t vocab = 51200);
 // Llama 3 / 3.1 (Meta's released config.json): SwiGLU, RMSNorm, rotary, GQA 8 KV heads, vocab 128,256.
 ModelSpec llama3(const std::string& name, int64_t layers, int64_t hidden, int64_t heads, int64_t ffn);
+// Nemotron-4 (NVIDIA's Nemotron-4 15B / 340B reports, recalled, not in the sources): squared-ReLU MLP
+// (not gated), LayerNorm, rotary embeddings on half of each head, no biases, no dropout, untied
+// embeddings over a 256,000-token vocabulary, `kv` KV heads.
+ModelSpec nemotron4(const std::string& name, int64_t layers, int64_t hidden, int64_t heads, int64_t kv, int64_t ffn);
 Workload workload(const std::string& file, size_t row, const ModelSpec& m, const std::string& hw, int64_t nodes,
                   int64_t tp, int64_t pp, int64_t dp, int64_t mb, int64_t gb, int64_t seq);
 void fill_features(ValidationCase& c);

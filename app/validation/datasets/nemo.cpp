@@ -37,19 +37,31 @@
 
 namespace trnsim::datasets {
 namespace {
+enum class NemoArch { Llama, Gpt3, Nemotron4 };
 struct NemoShape {
   const char* key;
   int64_t layers, hidden, heads, kv, ffn, vocab;
-  bool swiglu;
+  NemoArch arch;
 };
+constexpr NemoArch kLlama = NemoArch::Llama, kGpt3 = NemoArch::Gpt3, kNemotron4 = NemoArch::Nemotron4;
 const NemoShape kNemoShapes[] = {
-    {"LLAMA2-7B", 32, 4096, 32, 32, 11008, 32000, true},    {"LLAMA2-13B", 40, 5120, 40, 40, 13824, 32000, true},
-    {"LLAMA2-70B", 80, 8192, 64, 8, 28672, 32000, true},    {"LLAMA3-8B", 32, 4096, 32, 8, 14336, 128256, true},
-    {"LLAMA3_8B", 32, 4096, 32, 8, 14336, 128256, true},    {"LLAMA3-70B", 80, 8192, 64, 8, 28672, 128256, true},
-    {"LLAMA3_70B", 80, 8192, 64, 8, 28672, 128256, true},   {"LLAMA3.1_405B", 126, 16384, 128, 8, 53248, 128256, true},
-    {"GPT3-175B", 96, 12288, 96, 96, 49152, 50257, false},
+    {"LLAMA2-7B", 32, 4096, 32, 32, 11008, 32000, kLlama},    {"LLAMA2-13B", 40, 5120, 40, 40, 13824, 32000, kLlama},
+    {"LLAMA2-70B", 80, 8192, 64, 8, 28672, 32000, kLlama},    {"LLAMA3-8B", 32, 4096, 32, 8, 14336, 128256, kLlama},
+    {"LLAMA3_8B", 32, 4096, 32, 8, 14336, 128256, kLlama},    {"LLAMA3-70B", 80, 8192, 64, 8, 28672, 128256, kLlama},
+    {"LLAMA3_70B", 80, 8192, 64, 8, 28672, 128256, kLlama},   {"LLAMA3.1_405B", 126, 16384, 128, 8, 53248, 128256, kLlama},
+    {"GPT3-175B", 96, 12288, 96, 96, 49152, 50257, kGpt3},
     // NeMo launcher configs gpt3/5b.yaml and 20b.yaml: 24 x 4096 x 32 heads, 44 x 6144 x 48 heads, FFN 4h.
-    {"GPT3-5B", 24, 4096, 32, 32, 16384, 50257, false},     {"GPT3-20B", 44, 6144, 48, 48, 24576, 50257, false},
+    {"GPT3-5B", 24, 4096, 32, 32, 16384, 50257, kGpt3},     {"GPT3-20B", 44, 6144, 48, 48, 24576, 50257, kGpt3},
+    // NeMo 24.07's Nemotron rows (shapes not in the sources): Nemotron-4 340B as its report gives it
+    // (96 x 18432, 96 heads / 8 KV, FFN 73728; recalled), the 8B and 22B as NeMo's Nemotron configs
+    // (32 x 4096 and 40 x 6144, multi-head, FFN 4h; recalled). Evidence: with these shapes the page's
+    // own FLOPs per token (nemo_flops_per_token: 24.07 counts a non-gated MLP as 12 ffn / h) times each
+    // row's tokens/s gives its printed TFLOP/s within 0.05 % (8B: 12,701 x 5.139e10 = 652.7 of 653;
+    // 22B: 4,256 x 1.302e11 = 554.3 of 554; 340B: 322 x 2.104e12 = 677.6 of 678; the 22B with 8 KV
+    // heads would be 12 % off), and their layers divide the rows' PP x VP (22B: 4 x 10, 340B: 8 x 12).
+    {"Nemotron-8B", 32, 4096, 32, 32, 16384, 256000, kNemotron4},
+    {"Nemotron-22B", 40, 6144, 48, 48, 24576, 256000, kNemotron4},
+    {"Nemotron-340B", 96, 18432, 96, 8, 73728, 256000, kNemotron4},
 };
 // The page's precision label as a trnsim precision (see the header); empty: not expressible.
 struct NemoPrecision {
@@ -128,13 +140,15 @@ const NemoMoe* moe_of(const std::string& model) {
 //   its model's N says which table it came from. The ratio does not depend on the measured speed.
 // NeMo's model FLOPs per token of a Llama-style model on the NeMo 1.x / 2.0 pages (the model
 // TFLOP/s they print): L h^2 (12 + 12 kv/heads + 18 ffn/h + 12 s/h + 6 V / (L h)), attention
-// counted in full (not causal). Checked: every 24.07 pre-training row that prints both figures
-// satisfies tokens/s x this = TFLOP/s within 0.1 %; the Megatron-Bridge pages (25.09 on) count
-// the attention term causal (6 s/h; their rows satisfy that one instead).
+// counted in full (not causal); a non-gated MLP (GPT-3, Nemotron-4: two matrices, not three)
+// 12 ffn/h. Checked: every 24.07 pre-training row that prints both figures satisfies tokens/s x
+// this = TFLOP/s within 0.1 % (tests/validation); the Megatron-Bridge pages (25.09 on) count the
+// attention term causal (6 s/h; their rows satisfy that one instead).
 double nemo_flops_per_token(const NemoShape& s, int64_t seq) {
   const double h = static_cast<double>(s.hidden), L = static_cast<double>(s.layers);
+  const double mlp = s.arch == NemoArch::Llama ? 18.0 : 12.0;
   return L * h * h *
-         (12.0 + 12.0 * static_cast<double>(s.kv) / static_cast<double>(s.heads) + 18.0 * static_cast<double>(s.ffn) / h +
+         (12.0 + 12.0 * static_cast<double>(s.kv) / static_cast<double>(s.heads) + mlp * static_cast<double>(s.ffn) / h +
           12.0 * static_cast<double>(seq) / h + 6.0 * static_cast<double>(s.vocab) / (L * h));
 }
 
@@ -338,10 +352,11 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
         shape_free_model = m;
     }
     if (blockers.empty()) {
-      ModelSpec m = shape ? (shape->swiglu ? llama3(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn)
-                                           : megatron_gpt(shape->key, shape->layers, shape->hidden, shape->heads,
-                                                          shape->ffn, c.seq, shape->vocab))
-                          : shape_free_model;
+      ModelSpec m = !shape                          ? shape_free_model
+                    : shape->arch == NemoArch::Llama ? llama3(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn)
+                    : shape->arch == NemoArch::Nemotron4
+                        ? nemotron4(shape->key, shape->layers, shape->hidden, shape->heads, shape->kv, shape->ffn)
+                        : megatron_gpt(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn, c.seq, shape->vocab);
       if (shape) {
         m.kv_heads = shape->kv;
         m.vocab = shape->vocab;
