@@ -80,6 +80,14 @@ AxisLimits parse_axes(const std::string& text) {
                                        "none/selective/full/op_selective, unfused/flash)", axis, v));
         }
       }
+      // On / off axes take 0 / 1 (on, off, true, false; attention: unfused, flash); recompute 0-3.
+      static const std::vector<std::string> switches = {"sp", "tp_overlap", "dp_overlap", "fused", "attention", "ep_overlap"};
+      const bool is_switch = std::find(switches.begin(), switches.end(), axis) != switches.end();
+      if ((is_switch && x > 1) || (axis == "recompute" && x > 3))
+        throw UsageError(fmt::format("trnsim search: --axes {}: \"{}\" is out of range ({})", axis, v,
+                                     axis == "recompute" ? "none, selective, full, op_selective"
+                                     : axis == "attention" ? "unfused, flash"
+                                                           : "on, off"));
       values.push_back(x);
     }
     if (values.empty()) throw UsageError(fmt::format("trnsim search: --axes {}: give at least one value", axis));

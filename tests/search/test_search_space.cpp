@@ -66,6 +66,13 @@ TEST_CASE("precision is a search axis - formats a chip lacks are skipped for it"
   for (const auto& l : enumerate_space(spec, model, hws)) CHECK(l.prec == 0);
   CHECK_THROWS_AS(parse_axes("precision=fp6"), UsageError);
   CHECK_THROWS_WITH(parse_axes("precision=fp6"), Catch::Contains("bf16, fp8, mxfp8, nvfp4"));
+  // An on / off axis given a number beyond 1, or recompute beyond op_selective, is a usage error
+  // naming the axis and its values (it used to empty the space with a divisibility message).
+  CHECK_THROWS_WITH(parse_axes("tp_overlap=2"), Catch::Contains("tp_overlap") && Catch::Contains("on, off"));
+  CHECK_THROWS_WITH(parse_axes("ep_overlap=on,2"), Catch::Contains("ep_overlap") && Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(parse_axes("attention=3"), Catch::Contains("unfused, flash"));
+  CHECK_THROWS_WITH(parse_axes("recompute=4"), Catch::Contains("op_selective"));
+  CHECK(parse_axes("recompute=3;sp=1;tp_overlap=0").at("recompute") == std::vector<int64_t>{3});
 }
 
 TEST_CASE("expert and context parallelism are search axes", "[search][moe][cp]") {
