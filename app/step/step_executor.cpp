@@ -165,7 +165,10 @@ class Executor {
   //     compute shares one (a GPU's SMs), so overlap comes only from off-chain weight gradients;
   //   * a TP collective starts when its input is ready; unless the workload overlaps TP
   //     communication (parallel.tp_overlap), it also waits for every engine to drain;
-  //   * a DP bucket is handed over once every engine has drained (its weight gradients are done).
+  //   * a DP bucket is handed over once every engine has drained (its weight gradients are done);
+  //   * with ep_overlap, in a steady-state pair (`pair` 1 opens it, 2 closes it; Slot::pair) an
+  //     expert all-to-all starts when its input is ready and holds nothing: the other pass of the
+  //     pair has the compute to run beside it; the pair waits for all of them at its end.
   // Time is simulated time; waits are only issued where the schedule needs the SystemC clock.
   // `reduces`: this backward's gradients cross the DP group (see reduces_after).
   void run_ops(int r, int k, const std::vector<OpVertex>& list, bool reduces, int pair = 0) {
