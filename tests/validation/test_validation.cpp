@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "csv_table.hpp"
 #include "validation.hpp"
 
 using namespace trnsim;
@@ -195,30 +196,40 @@ TEST_CASE("NeMo 24.07 rows run the launcher's stack: BF16 gradients fit GPT3-20B
   CHECK(gpt.not_expressible.find("published layout inconsistent") != std::string::npos);
 }
 
-// NeMo 24.07's Nemotron rows: their shapes are not in the sources, so the adapter writes them
-// down (Nemotron-4 340B as its report gives it, the 8B and 22B as NeMo's configs) and the page's
-// own figures check them: its model FLOPs per token (24.07: L h^2 (12 + 12 kv / heads + 12 ffn / h
-// + 12 s / h + 6 V / (L h)) for a non-gated MLP, attention counted in full) times the row's
-// tokens/s is the TFLOP/s it prints (653, 554 and 678 in the CSV's model_tflops_per_gpu).
-TEST_CASE("NeMo 24.07 Nemotron rows: shapes that reproduce the page's model TFLOP/s", "[validation]") {
+// NeMo 24.07's page prints both tokens/s/GPU and model TFLOP/s/GPU, under its own FLOPs per token
+// (L h^2 (12 + 12 kv / heads + m ffn / h + 12 s / h + 6 V / (L h)), m = 18 for a SwiGLU MLP and 12 for
+// a two-matrix one, attention counted in full): every dense pre-training row's shape as the adapter
+// writes it must reproduce the printed TFLOP/s. This checks the shapes the sources do not give, the
+// Nemotron rows' (Nemotron-4: 340B as its report gives it, 8B and 22B as NeMo's configs; the 22B with
+// 8 KV heads would be 12 % off), as well as the Llama and GPT-3 ones.
+TEST_CASE("NeMo 24.07 rows: every shape reproduces the page's model TFLOP/s", "[validation]") {
   const auto v = load_dataset("nvidia_nemo", kCsv);
-  const std::pair<int, double> printed[] = {{8, 653}, {9, 554}, {10, 678}};
-  for (const auto& [r, tflops] : printed) {
-    const auto& c = row(v, r, Metric::TokensPerSPerGpu);
+  const CsvTable t = CsvTable::load(kCsv + "/nvidia_nemo_megatron_bridge.csv");
+  int checked = 0, nemotron = 0;
+  for (const auto& c : v) {
+    if (!c.has_workload || c.label.find("NeMo24.07") == std::string::npos || c.quantity != Metric::TokensPerSPerGpu)
+      continue;
+    const std::string printed = t.at(static_cast<size_t>(c.row - 1), "model_tflops_per_gpu");
+    if (printed.empty()) continue;
     INFO(c.label);
-    REQUIRE(c.has_workload);
-    CHECK(c.not_expressible.empty());
     const ModelSpec& m = c.model;
-    CHECK(m.activation == Activation::ReLU2);
-    CHECK(m.vocab == 256000);
     const double h = static_cast<double>(m.hidden), L = static_cast<double>(m.layers);
+    const double mlp = gated(m.activation) ? 18.0 : 12.0;
     const double flops = L * h * h *
                          (12.0 + 12.0 * static_cast<double>(m.kv_heads) / static_cast<double>(m.heads) +
-                          12.0 * static_cast<double>(m.ffn) / h + 12.0 * static_cast<double>(c.workload.seq_len) / h +
+                          mlp * static_cast<double>(m.ffn) / h + 12.0 * static_cast<double>(c.workload.seq_len) / h +
                           6.0 * static_cast<double>(m.vocab) / (L * h));
-    CHECK(c.measured * flops / 1e12 == Approx(tflops).epsilon(0.001));
-    CHECK(m.layers % (c.workload.pp * c.workload.virtual_stages) == 0);
+    // Within 0.2 %: the page prints whole TFLOP/s, and its GPT-3 vocabulary may be padded past 50,257.
+    CHECK(c.measured * flops / 1e12 == Approx(std::stod(printed)).epsilon(0.002));
+    ++checked;
+    if (m.name.rfind("Nemotron", 0) == 0) {
+      ++nemotron;
+      CHECK(m.activation == Activation::ReLU2);
+      CHECK(m.layers % (c.workload.pp * c.workload.virtual_stages) == 0);
+    }
   }
+  CHECK(nemotron == 8);   // the page's 8B, 22B and 340B rows
+  CHECK(checked >= 30);
 }
 
 TEST_CASE("NeMo long-sequence rows: model TFLOP/s over the page's FLOPs per token, CP layouts, named gaps", "[validation]") {
