@@ -181,8 +181,9 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
           if (!allowed(ax, "etp", etp) || etp > 1024 || (tp * cp * dp) % (ep * etp)) continue;
           // Expert all-to-all overlap (needs ep > 1 and 1F1B): both settings when --axes lists it,
           // else the profile's.
-          std::vector<int> epos = {ep > 1 && spec.stack_ep_overlap && st.schedule != Schedule::GPipe ? 1 : 0};
-          if (ax.count("ep_overlap")) epos = ep > 1 && st.schedule != Schedule::GPipe ? std::vector<int>{0, 1} : std::vector<int>{0};
+          const bool epo_applies = ep_overlap_applies(ep, st.schedule);
+          std::vector<int> epos = {epo_applies && spec.stack_ep_overlap ? 1 : 0};
+          if (ax.count("ep_overlap")) epos = epo_applies ? std::vector<int>{0, 1} : std::vector<int>{0};
           for (int epo : epos) {
           if (!allowed(ax, "ep_overlap", epo)) continue;
           // Virtual stages: divisors of the layers per stage; for an uneven degree, those --axes

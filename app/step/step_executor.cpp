@@ -227,10 +227,12 @@ class Executor {
     double previous_start = now();  // start of the latest compute op (overlap_previous)
     auto& ep_pending = ep_pending_[static_cast<size_t>(r)];
     const bool ep_async = pair != 0 && s_.workload.ep_overlap;
+    // Whether one of them still runs; the finished ones are dropped (done only ever turns true), so
+    // a long pair's GEMMs do not rescan every all-to-all it has started.
     auto ep_busy = [&] {
-      for (const auto& e : ep_pending)
-        if (!*e.done) return true;
-      return false;
+      ep_pending.erase(std::remove_if(ep_pending.begin(), ep_pending.end(), [](const Pending& e) { return *e.done; }),
+                       ep_pending.end());
+      return !ep_pending.empty();
     };
     for (size_t i = 0; i < list.size(); ++i) {
       const Op& op = st.graph[list[i]];

@@ -117,7 +117,9 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
     if (path == "parallel/zero" && dp * cp == 1) v = 0;
     // Expert all-to-all overlap needs expert parallelism and 1F1B's forward / backward pairs.
     if (path == "parallel/ep_overlap" &&
-        (int_at(out, "ep", 1) == 1 || (out.contains("parallel") && out["parallel"].value("schedule", "") == "gpipe")))
+        !ep_overlap_applies(int_at(out, "ep", 1), out.contains("parallel") && out["parallel"].value("schedule", "") == "gpipe"
+                                                      ? Schedule::GPipe
+                                                      : Schedule::OneF1B))
       v = false;
     // ZeRO-2 partitions gradients and reduces them every micro-batch: a per-step default skips it.
     if (path == "parallel/grad_reduce" && v == "per_step" && out.contains("parallel") && out["parallel"].contains("zero") &&

@@ -275,6 +275,10 @@ inline const char* grad_reduce_name(const Workload& w) { return w.reduce_every_m
 inline bool fp8_param_gather_applies(Precision p, int64_t zero) {
   return (p == Precision::FP8 || p == Precision::MXFP8) && (zero == 1 || zero == 2);
 }
+// Where expert all-to-all overlap (ep_overlap) can hide anything: expert parallelism, and 1F1B's
+// forward / backward pairs (GPipe has none). The profile's default and the search's layouts share
+// this rule; the loader refuses the field elsewhere, naming which half fails.
+inline bool ep_overlap_applies(int64_t ep, Schedule s) { return ep > 1 && s != Schedule::GPipe; }
 // The workload field's value for a dispatcher ("alltoall" or "deepep").
 inline const char* moe_dispatcher_name(const Workload& w) {
   return w.moe_dispatcher == Workload::MoeDispatcher::PerDomain ? "deepep" : "alltoall";
