@@ -6,8 +6,14 @@
 #include "step_graph.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include "csv_table.hpp"
+#include "dataset_common.hpp"
+#include "trnsim/error.hpp"
 #include "validation.hpp"
 
 using namespace trnsim;
@@ -278,6 +284,51 @@ TEST_CASE("NeMo fine-tuning rows: packed SQuAD samples, SFT as training, LoRA on
   CHECK(v.size() == 25);
   for (const auto& c : v) CHECK(c.not_expressible.empty());
   for (const auto& c : load_dataset("nvidia_nemo", kCsv)) CHECK(c.model_name.find("Fine") == std::string::npos);
+}
+
+TEST_CASE("a published row whose layout cannot run as stated is not expressible; the corpus still loads", "[validation]") {
+  // A copy of the NeMo table with one more row: row 5's Llama 2 7B on 8 H100s, but with a global
+  // batch of 100 sequences, which DP 8 x micro-batch 1 does not divide. Before, the workload's
+  // check ended the whole validation run there.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "trnsim_test_inconsistent_row";
+  fs::create_directories(dir);
+  const std::string file = (dir / "nvidia_nemo_megatron_bridge.csv").string();
+  fs::copy_file(kCsv + "/nvidia_nemo_megatron_bridge.csv", file, fs::copy_options::overwrite_existing);
+  std::string header;
+  std::getline(std::ifstream(file), header);
+  const std::map<std::string, std::string> cells = {
+      {"model", "LLAMA2-7B"},  {"task", "Pretraining"}, {"system", "DGX-H100"}, {"num_gpus", "8"},
+      {"precision", "FP8"},    {"global_batch", "100"}, {"micro_batch", "1"},   {"seq_len", "4096"},
+      {"TP", "1"},             {"PP", "1"},             {"CP", "1"},           {"VP", "1"},
+      {"tokens_per_s_per_gpu", "16847"}, {"model_tflops_per_gpu", "600"},      {"container", "NeMo24.07"}};
+  std::string added, column;  // the header's columns in order (it has no quoted names)
+  std::istringstream names(header);
+  for (bool first = true; std::getline(names, column, ','); first = false) {
+    const auto it = cells.find(column);
+    added += (first ? "" : ",") + (it == cells.end() ? std::string() : it->second);
+  }
+  std::ofstream(file, std::ios::app) << "\n" << added << "\n";
+  const auto v = load_dataset("nvidia_nemo", dir.string());
+  const int last = static_cast<int>(CsvTable::load(file).rows());
+  const auto& bad = row(v, last, Metric::TokensPerSPerGpu);
+  CHECK_FALSE(bad.has_workload);
+  CHECK(bad.not_expressible.find("published configuration cannot run as stated") != std::string::npos);
+  CHECK(bad.not_expressible.find(": row ") == std::string::npos);  // the report names the row already
+  CHECK(row(v, 5, Metric::TokensPerSPerGpu).has_workload);          // the same row as published still runs
+  fs::remove_all(dir);
+}
+
+TEST_CASE("build_row: a configuration error becomes the row's reason; success leaves the row as built", "[validation]") {
+  ValidationCase c;
+  c.has_workload = true;
+  datasets::build_row(c, [] { throw ConfigError("x.csv: row 3: /parallel/tp: tp 3 does not divide 8 devices"); });
+  CHECK_FALSE(c.has_workload);
+  CHECK(c.not_expressible == "published configuration cannot run as stated: /parallel/tp: tp 3 does not divide 8 devices");
+  ValidationCase ok;
+  datasets::build_row(ok, [&] { ok.has_workload = true; });
+  CHECK(ok.has_workload);
+  CHECK(ok.not_expressible.empty());
 }
 
 TEST_CASE("every corpus row is predicted, calibration, not expressible or refused", "[validation]") {

@@ -165,6 +165,21 @@ bool states_exceed_hbm(const ModelSpec& m, double bytes_per_parameter, int64_t s
          h.hbm.capacity_per_chip.base() / h.cores_per_chip;
 }
 
+void build_row(ValidationCase& c, const std::function<void()>& build) {
+  try {
+    build();
+  } catch (const ConfigError& e) {
+    // The message names the CSV and row ("file: row N: /field: why"); the report already does.
+    std::string why = e.what();
+    const auto row = why.find(": row ");
+    const auto after = row == std::string::npos ? std::string::npos : why.find(": ", row + 6);
+    if (after != std::string::npos) why = why.substr(after + 2);
+    c.has_workload = false;
+    c.alternatives.clear();
+    c.not_expressible = "published configuration cannot run as stated: " + why;
+  }
+}
+
 void lightest_recompute_that_fits(ValidationCase& c) {
   Workload& w = c.workload;
   auto scenario = [&](Checkpointing ck, int64_t first_layers) {

@@ -7,6 +7,7 @@
 //     and is counted, never dropped;
 //   * no adapter reads a measured figure except into `measured`.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ bool states_exceed_hbm(const ModelSpec& m, double bytes_per_parameter, int64_t s
 // (attention core), full recompute of the first N layers of each pipeline chunk (Megatron-Core's
 // block method, the smallest N), full; left at full when none fits (the row is then refused).
 void lightest_recompute_that_fits(ValidationCase& c);
+// Runs `build`, the part of an adapter that writes one row's workload into `c`. A ConfigError from
+// it means the row's stated configuration cannot run as stated (its degrees do not multiply to its
+// GPUs, DP x micro-batch does not divide its global batch, ...): the row stays in the report as
+// not expressible with that reason, and the corpus's other rows still run.
+void build_row(ValidationCase& c, const std::function<void()>& build);
 
 // The adapters, one per dataset (file names in registry.cpp).
 std::vector<ValidationCase> korthikanti(const std::string& file);

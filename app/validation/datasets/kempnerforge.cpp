@@ -69,7 +69,7 @@ std::vector<ValidationCase> kempnerforge(const std::string& file) {
     if (contains(notes, "pathological")) c.not_expressible = "a stack bug the source reports (MFU 0.7-1.5 %, \"pathological/bug-affected runs\")";
     else if (!shape) c.not_expressible = "model shape not in trnsim";
     else if (!contains(rec, "full")) c.not_expressible = "activation checkpointing other than full";
-    if (c.not_expressible.empty()) {
+    if (c.not_expressible.empty()) build_row(c, [&] {
       ModelSpec m = llama3(std::string("kempnerforge-") + shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn);
       m.kv_heads = shape->kv;
       m.vocab = 128256;
@@ -86,7 +86,7 @@ std::vector<ValidationCase> kempnerforge(const std::string& file) {
       c.workload = w;
       c.model = m;
       fill_features(c);
-    }
+    });
     out.push_back(c);
     const auto at = notes.find("mem/GPU ");
     if (c.has_workload && at != std::string::npos) out.push_back(peak_memory_case(c, std::stod(notes.substr(at + 8))));

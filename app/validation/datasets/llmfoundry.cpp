@@ -34,7 +34,7 @@ std::vector<ValidationCase> llmfoundry(const std::string& file) {
     c.label = fmt::format("{} seq {} {} GPUs mb{} {}", model, seq, gpus, t.at(r, "micro_batch"),
                           contains(rec, "full") ? "full AC" : "no AC");
     if (inum(t, r, "tp") != 1 || inum(t, r, "pp") != 1) c.not_expressible = "llm-foundry 2023 rows are FSDP only";
-    if (c.not_expressible.empty()) {
+    if (c.not_expressible.empty()) build_row(c, [&] {
       ModelSpec m = megatron_gpt(model, inum(t, r, "layers"), inum(t, r, "hidden"), inum(t, r, "heads"), inum(t, r, "ffn"),
                                  seq, inum(t, r, "vocab"));
       m.dropout = 0;
@@ -49,7 +49,7 @@ std::vector<ValidationCase> llmfoundry(const std::string& file) {
       c.workload = w;
       c.model = m;
       fill_features(c);
-    }
+    });
     out.push_back(c);
   }
   return out;

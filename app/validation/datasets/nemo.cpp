@@ -351,7 +351,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
       else
         shape_free_model = m;
     }
-    if (blockers.empty()) {
+    if (blockers.empty()) build_row(c, [&] {
       ModelSpec m = !shape                          ? shape_free_model
                     : shape->arch == NemoArch::Llama ? llama3(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn)
                     : shape->arch == NemoArch::Nemotron4
@@ -407,7 +407,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
         lightest_recompute_that_fits(c);
       }
       fill_features(c);
-    }
+    });
     out.push_back(c);
   }
   return out;

@@ -77,7 +77,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
     if (c.not_expressible.empty() && contains(t.at(r, "notes"), "PP not stated") &&
         states_exceed_hbm(m, 2.0, tp, "trn1.32xlarge"))
       c.not_expressible = fmt::format("published layout inconsistent: TP {} with the pipeline degree not stated cannot hold the model's BF16 weights", tp);
-    if (c.not_expressible.empty()) {
+    if (c.not_expressible.empty()) build_row(c, [&] {
       w = workload(file, r, m, "trn1.32xlarge", nodes, tp, pp, dp, mb, gb, seq);
       if (contains(prec, "FP32Optimizer")) {
         w.precision = Precision::MixedBF16;
@@ -104,7 +104,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
       c.model = m;
       c.model_name = m.name;
       fill_features(c);
-    }
+    });
     out.push_back(c);
   }
   return out;

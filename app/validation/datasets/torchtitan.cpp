@@ -216,7 +216,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     }
     c.measured = num(t, r, "measured_value");
     for (size_t i = 0; i < blockers.size(); ++i) c.not_expressible += (i ? "; " : "") + blockers[i];
-    if (blockers.empty()) {
+    if (blockers.empty()) build_row(c, [&] {
       ModelSpec m = llama3(shape->key, shape->layers, shape->hidden, shape->heads, shape->ffn);
       m.kv_heads = shape->kv;
       m.vocab = shape->vocab;
@@ -256,7 +256,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
       c.workload = w;
       c.model = m;
       fill_features(c);
-    }
+    });
     out.push_back(c);
     // The peak memory a row states ("Memory 82.4 GiB", torchtitan's max reserved over ranks).
     const auto at = notes.find("Memory ");
