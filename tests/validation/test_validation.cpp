@@ -27,6 +27,27 @@ const ValidationCase& row(const std::vector<ValidationCase>& v, int r, Metric q 
   FAIL("row " << r << " not found");
   return v.front();
 }
+
+// A copy of corpus file `csv` in a fresh directory with one more row (`cells` by column name, the
+// others empty); returns the directory. The header has no quoted names (CRLF or LF lines).
+std::string corpus_with_row(const std::string& csv, const std::map<std::string, std::string>& cells) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("trnsim_test_" + fs::path(csv).stem().string());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string file = (dir / csv).string();
+  fs::copy_file(kCsv + "/" + csv, file);
+  std::string header, column, added;
+  std::getline(std::ifstream(file), header);
+  if (!header.empty() && header.back() == '\r') header.pop_back();  // CRLF files
+  std::istringstream names(header);
+  for (bool first = true; std::getline(names, column, ','); first = false) {
+    const auto it = cells.find(column);
+    added += (first ? "" : ",") + (it == cells.end() ? std::string() : it->second);
+  }
+  std::ofstream(file, std::ios::app) << "\n" << added << "\n";
+  return dir.string();
+}
 }  // namespace
 
 TEST_CASE("Korthikanti Table 5, GPT-3 175B full recompute, maps to Megatron's run", "[validation]") {
@@ -286,40 +307,50 @@ TEST_CASE("NeMo fine-tuning rows: packed SQuAD samples, SFT as training, LoRA on
   for (const auto& c : load_dataset("nvidia_nemo", kCsv)) CHECK(c.model_name.find("Fine") == std::string::npos);
 }
 
-TEST_CASE("a published row whose layout cannot run as stated is not expressible; the corpus still loads", "[validation]") {
-  // A copy of the NeMo table with one more row: row 5's Llama 2 7B on 8 H100s, but with a global
-  // batch of 100 sequences, which DP 8 x micro-batch 1 does not divide. Before, the workload's
-  // check ended the whole validation run there.
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "trnsim_test_inconsistent_row";
-  fs::create_directories(dir);
-  const std::string file = (dir / "nvidia_nemo_megatron_bridge.csv").string();
-  fs::copy_file(kCsv + "/nvidia_nemo_megatron_bridge.csv", file, fs::copy_options::overwrite_existing);
-  std::string header;
-  std::getline(std::ifstream(file), header);
-  const std::map<std::string, std::string> cells = {
-      {"model", "LLAMA2-7B"},  {"task", "Pretraining"}, {"system", "DGX-H100"}, {"num_gpus", "8"},
-      {"precision", "FP8"},    {"global_batch", "100"}, {"micro_batch", "1"},   {"seq_len", "4096"},
-      {"TP", "1"},             {"PP", "1"},             {"CP", "1"},           {"VP", "1"},
-      {"tokens_per_s_per_gpu", "16847"}, {"model_tflops_per_gpu", "600"},      {"container", "NeMo24.07"}};
-  std::string added, column;  // the header's columns in order (it has no quoted names)
-  std::istringstream names(header);
-  for (bool first = true; std::getline(names, column, ','); first = false) {
-    const auto it = cells.find(column);
-    added += (first ? "" : ",") + (it == cells.end() ? std::string() : it->second);
-  }
-  std::ofstream(file, std::ios::app) << "\n" << added << "\n";
-  const auto v = load_dataset("nvidia_nemo", dir.string());
-  const int last = static_cast<int>(CsvTable::load(file).rows());
+TEST_CASE("a published row whose layout cannot run as stated is not expressible and the corpus still loads", "[validation]") {
+  // The NeMo table with one more row: row 5's Llama 2 7B on 8 H100s, but with a global batch of
+  // 100 sequences, which DP 8 x micro-batch 1 does not divide. Before, the workload's check ended
+  // the whole validation run there.
+  const std::string dir = corpus_with_row(
+      "nvidia_nemo_megatron_bridge.csv",
+      {{"model", "LLAMA2-7B"}, {"task", "Pretraining"}, {"system", "DGX-H100"}, {"num_gpus", "8"}, {"precision", "FP8"},
+       {"global_batch", "100"}, {"micro_batch", "1"}, {"seq_len", "4096"}, {"TP", "1"}, {"PP", "1"}, {"CP", "1"},
+       {"VP", "1"}, {"tokens_per_s_per_gpu", "16847"}, {"model_tflops_per_gpu", "600"}, {"container", "NeMo24.07"}});
+  const auto v = load_dataset("nvidia_nemo", dir);
+  const int last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
   const auto& bad = row(v, last, Metric::TokensPerSPerGpu);
   CHECK_FALSE(bad.has_workload);
   CHECK(bad.not_expressible.find("published configuration cannot run as stated") != std::string::npos);
   CHECK(bad.not_expressible.find(": row ") == std::string::npos);  // the report names the row already
   CHECK(row(v, 5, Metric::TokensPerSPerGpu).has_workload);          // the same row as published still runs
-  fs::remove_all(dir);
+  std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("build_row: a configuration error becomes the row's reason; success leaves the row as built", "[validation]") {
+TEST_CASE("torchtitan rows on Trainium run TorchTitan Neuron on the trn2 / trn3 files and the torchneuron profile", "[validation]") {
+  // A row as TorchTitan Neuron would publish it (Neuron 2.33): Llama 3.1 8B on one trn2.48xlarge,
+  // 64 ranks (logical NeuronCores at LNC 2), TP 4 x FSDP 16, per-op selective AC, eager.
+  const std::map<std::string, std::string> cells = {
+      {"source_id", "synthetic"}, {"model", "Llama 3.1 8B"}, {"layers", "32"}, {"hidden", "4096"}, {"heads", "32"},
+      {"kv_heads", "8"}, {"ffn", "14336"}, {"vocab", "128256"}, {"seq_len", "8192"},
+      {"hardware", "AWS Trn2 (trn2.48xlarge)"}, {"gpus", "64"}, {"nodes", "1"}, {"tp", "4"}, {"pp", "1"},
+      {"dp", "16"}, {"cp", "1"}, {"ep", "1"}, {"micro_batch", "1"}, {"global_batch", "64"}, {"precision", "bf16"},
+      {"recompute", "selective AC"}, {"framework", "torchtitan"}, {"framework_version", "TorchTitan Neuron (2026-10)"},
+      {"measured_quantity", "tokens_per_sec_per_gpu"}, {"measured_value", "1000"}, {"unit", "tokens/s/GPU"},
+      {"notes", "eager"}};
+  const std::string dir = corpus_with_row("torchtitan.csv", cells);
+  const auto v = load_dataset("torchtitan", dir);
+  const auto& c = row(v, static_cast<int>(CsvTable::load(dir + "/torchtitan.csv").rows()), Metric::TokensPerSPerGpu);
+  REQUIRE(c.has_workload);
+  CHECK(c.family == "trainium");
+  CHECK(c.workload.hw == "trn2.48xlarge");
+  CHECK(c.workload.nodes == 1);                                  // 64 ranks = one instance at LNC 2
+  CHECK(c.workload.zero == 3);                                   // FSDP2 (torchneuron profile)
+  CHECK(c.workload.checkpointing == Checkpointing::OpSelective);  // the row's policy, not the profile's
+  CHECK(c.workload.execution == "eager");                        // the row says eager
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("build_row: a configuration error becomes the row's reason and success leaves the row as built", "[validation]") {
   ValidationCase c;
   c.has_workload = true;
   datasets::build_row(c, [] { throw ConfigError("x.csv: row 3: /parallel/tp: tp 3 does not divide 8 devices"); });

@@ -115,6 +115,13 @@ std::pair<std::string, std::string> titan_hw(const std::string& cell, double dev
   if (contains(cell, "GB200")) return {"gb200-nvl72", "blackwell"};  // before "B200", which it contains
   if (contains(cell, "B200")) return {contains(cell, "power limited") ? "" : "dgx-b200", "blackwell"};
   if (contains(cell, "Blackwell") && contains(cell, "SKU not stated") && device_gib > 0) return {blackwell_by_memory(device_gib), "blackwell"};
+  // TorchTitan Neuron (Neuron 2.33) on Trainium: the instance, or its UltraServer; a rank ("GPU")
+  // is a logical NeuronCore at the hw file's default LNC, as torchrun counts them.
+  const bool ultra = contains(cell, "UltraServer") || contains(cell, "trn2u") || contains(cell, "trn3u");
+  if (contains(cell, "Trn3") || contains(cell, "trn3") || contains(cell, "Trainium3"))
+    return {ultra ? "trn3u.48xlarge" : "trn3.48xlarge", "trainium"};
+  if (contains(cell, "Trn2") || contains(cell, "trn2") || contains(cell, "Trainium2"))
+    return {ultra ? "trn2u.48xlarge" : "trn2.48xlarge", "trainium"};
   return {"", contains(cell, "Blackwell") || contains(cell, "GB200") ? "blackwell" : "h100"};
 }
 
@@ -237,13 +244,22 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
                         : contains(rec, "selective") || contains(rec, "not stated") ? Checkpointing::OpSelective
                                                                                      : Checkpointing::None;
       if (every_k) w.checkpoint_every = 2;
-      w = with_stack(w, stack_profile("torchtitan"));
+      // On Trainium torchtitan runs as TorchTitan Neuron over TorchNeuron (its profile: compiled by
+      // default, NKI flash attention); a row that says eager runs eager.
+      const bool neuron = family == "trainium";
+      const Checkpointing stated = w.checkpointing;
+      w = with_stack(w, stack_profile(neuron ? "torchneuron" : "torchtitan"));
+      w.checkpointing = stated;  // the row's policy, not a profile's default (torchneuron: selective)
       w.tp_overlap = w.tp_overlap_forward = tp > 1 && contains(notes, "async TP");  // fused AG + matmul, matmul + RS
-      // torch.compile fuses the element-wise chains; eager (the config default) does not.
-      w.fused_elementwise = contains(notes, "compile") && !contains(notes, "compile=eager") && !contains(notes, "compile not stated");
-      // The loss runs eagerly unless compiled, and torchtitan compiled it only from 2025 (header).
-      w.loss_kernel = w.fused_elementwise && titan_year(t.at(r, "framework_version")) >= 2025 ? Workload::LossKernel::Compiled
-                                                                                               : Workload::LossKernel::Eager;
+      if (neuron) {
+        if (contains(notes, "eager")) w.execution = "eager", w.fused_elementwise = false;
+      } else {
+        // torch.compile fuses the element-wise chains; eager (the config default) does not.
+        w.fused_elementwise = contains(notes, "compile") && !contains(notes, "compile=eager") && !contains(notes, "compile not stated");
+        // The loss runs eagerly unless compiled, and torchtitan compiled it only from 2025 (header).
+        w.loss_kernel = w.fused_elementwise && titan_year(t.at(r, "framework_version")) >= 2025 ? Workload::LossKernel::Compiled
+                                                                                                 : Workload::LossKernel::Eager;
+      }
       if (pp > 1) {
         w.virtual_stages = stages_per_rank;
         // apply_fsdp with PP: no reshard after forward; the pipeline schedule turns FSDP2's gradient
