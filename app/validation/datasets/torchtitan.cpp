@@ -160,7 +160,8 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     c.row = static_cast<int>(r + 1);
     c.model_name = model;
     c.quantity = Metric::TokensPerSPerGpu;
-    const auto [hw, family] = titan_hw(hwcell, implied_device_gib(notes));
+    const auto mapped = titan_hw(hwcell, implied_device_gib(notes));
+    const std::string hw = mapped.first, family = mapped.second;  // (named: build_row's lambda captures them)
     c.family = family;
     c.label = fmt::format("{} {} GPUs {} {}", model, t.at(r, "gpus"), prec.substr(0, 24), rec);
     std::vector<std::string> blockers;
