@@ -38,7 +38,10 @@
 // assumption for every such row. Evidence: with it, the four BF16 / MXFP8 rows' stated memory is
 // predicted +6 to +11 %, and the NVFP4 rows' +3 to +5 % once NVFP4 GEMMs are outside the policy's
 // save list (stacks/torchtitan.json). The NVFP4 rows' BF16 tail (the last 5 / 6 blocks) is
-// Workload::bf16_layers.
+// Workload::bf16_layers. Trainium rows (none in the corpus yet; hardware "Trn2", "Trainium3", an
+// "UltraServer"): TorchTitan Neuron over TorchNeuron (Neuron 2.33), on trn2 / trn2u / trn3 / trn3u
+// with the torchneuron profile (compiled unless the row says eager), a "GPU" being a rank (a
+// logical NeuronCore at the file's default LNC), family trainium.
 // A100 80GB: p4de.24xlarge (8 x A100 80GB, 400 Gb/s EFA per node), a declared assumption for
 // every A100 row: the page names no cluster. Evidence: its two Llama 2 70B rows run at the same
 // rate (355 tokens/s/GPU at micro-batch 1 with per-op selective AC, 353 at micro-batch 2 with full
