@@ -152,8 +152,18 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
       write_row_workload(ran, step_s, workload_file);
     }
   }
-  if (!found)
-    throw UsageError(fmt::format("trnsim validation: --explain {}: {} has no data row {}", spec, dataset, row));
+  if (!found) {
+    // The NeMo datasets split one CSV by kind (dense, MoE, fine-tuning): name the one that holds the row.
+    std::string hint;
+    const auto nemo = [](const std::string& n) { return n.rfind("nvidia_nemo", 0) == 0; };
+    for (const auto& other : names) {
+      if (other == dataset || !nemo(other) || !nemo(dataset) || !hint.empty()) continue;
+      opt.datasets = {other};
+      for (const ValidationCase& c : load_corpus(opt))
+        if (c.row == row) hint = fmt::format("; that row of the NeMo CSV is in {} (--explain {}:{})", other, other, row);
+    }
+    throw UsageError(fmt::format("trnsim validation: --explain {}: {} has no data row {}{}", spec, dataset, row, hint));
+  }
   return 0;
 }
 
