@@ -350,6 +350,44 @@ TEST_CASE("torchtitan rows on Trainium run TorchTitan Neuron on the trn2 / trn3 
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("an unreadable row is not expressible with the cell named and the rest of its table still loads", "[validation]") {
+  // torchtitan: a GPU count written as text (a CsvCellError from the number reader).
+  const std::map<std::string, std::string> titan = {
+      {"source_id", "synthetic"}, {"model", "Llama 3.1 8B"}, {"seq_len", "8192"}, {"hardware", "H200 141GB"},
+      {"gpus", "sixty-four"}, {"tp", "1"}, {"pp", "1"}, {"cp", "1"}, {"micro_batch", "1"}, {"global_batch", "64"},
+      {"precision", "bf16"}, {"recompute", "full AC"}, {"measured_value", "1000"}};
+  std::string dir = corpus_with_row("torchtitan.csv", titan);
+  auto v = load_dataset("torchtitan", dir);
+  int last = static_cast<int>(CsvTable::load(dir + "/torchtitan.csv").rows());
+  const auto& t = row(v, last, Metric::TokensPerSPerGpu);
+  CHECK_FALSE(t.has_workload);
+  CHECK(t.family == "unknown");
+  CHECK(t.not_expressible == "unreadable row: column \"gpus\" is \"sixty-four\", not a number; fix the CSV");
+  CHECK(row(v, 1, Metric::TokensPerSPerGpu).has_workload);
+  std::filesystem::remove_all(dir);
+  // KempnerForge: a memory figure in the notes that is not a number (std::stod inside the adapter),
+  // after the row's throughput case was already appended: the row becomes one case, not two.
+  dir = corpus_with_row("kempnerforge_h200.csv",
+                        {{"model", "Llama-3-style '7B' (KempnerForge)"}, {"gpus", "1"}, {"nodes", "1"}, {"tp", "1"},
+                         {"pp", "1"}, {"dp", "1"}, {"micro_batch", "2"}, {"global_batch", "8"}, {"seq_len", "4096"},
+                         {"precision", "bf16"}, {"recompute", "full AC"}, {"measured_value", "10000"},
+                         {"notes", "mem/GPU lots"}});
+  v = load_dataset("kempnerforge", dir);
+  last = static_cast<int>(CsvTable::load(dir + "/kempnerforge_h200.csv").rows());
+  CHECK(std::count_if(v.begin(), v.end(), [&](const ValidationCase& c) { return c.row == last; }) == 1);
+  CHECK(row(v, last, Metric::TokensPerSPerGpu).not_expressible.find("unreadable row") == 0);
+  std::filesystem::remove_all(dir);
+  // NeMo: a parallel degree of 0 (the adapter divides by the degrees).
+  dir = corpus_with_row("nvidia_nemo_megatron_bridge.csv",
+                        {{"model", "LLAMA2-7B"}, {"task", "Pretraining"}, {"system", "DGX-H100"}, {"num_gpus", "8"},
+                         {"precision", "FP8"}, {"global_batch", "128"}, {"micro_batch", "1"}, {"seq_len", "4096"},
+                         {"TP", "0"}, {"PP", "1"}, {"tokens_per_s_per_gpu", "16847"}, {"container", "NeMo24.07"}});
+  v = load_dataset("nvidia_nemo", dir);
+  last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
+  CHECK(row(v, last, Metric::TokensPerSPerGpu).not_expressible.find("parallel degree below 1") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("build_row: a configuration error becomes the row's reason and success leaves the row as built", "[validation]") {
   ValidationCase c;
   c.has_workload = true;

@@ -5,7 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "trnsim/error.hpp"
+
 namespace trnsim {
+
+// A cell that cannot be read as the mapping needs it (text where a number must be): a fault of one
+// row, unlike a missing column or a ragged row, which are faults of the file.
+class CsvCellError : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
 
 class CsvTable {
  public:

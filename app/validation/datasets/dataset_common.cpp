@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
 #include "dataset_common.hpp"
 #include "csv_table.hpp"
@@ -58,7 +59,7 @@ double num(const CsvTable& t, size_t r, const std::string& col) {
     if (used == 0 || !std::isfinite(v)) throw std::invalid_argument(s);
     return v;
   } catch (const std::exception&) {
-    throw ConfigError(fmt::format("{}: row {}: column \"{}\" is \"{}\", not a number; fix the CSV", t.file(), r + 1, col, s));
+    throw CsvCellError(fmt::format("{}: row {}: column \"{}\" is \"{}\", not a number; fix the CSV", t.file(), r + 1, col, s));
   }
 }
 int64_t inum(const CsvTable& t, size_t r, const std::string& col) { return std::llround(num(t, r, col)); }
@@ -163,6 +164,33 @@ bool states_exceed_hbm(const ModelSpec& m, double bytes_per_parameter, int64_t s
   const HwSpec& h = hw_spec_of(hw);
   return static_cast<double>(m.total_parameters()) * bytes_per_parameter / static_cast<double>(shards) >
          h.hbm.capacity_per_chip.base() / h.cores_per_chip;
+}
+
+void map_row(std::vector<ValidationCase>& out, const std::string& dataset, Metric quantity, size_t r,
+             const std::function<void()>& body) {
+  const size_t before = out.size();
+  std::string why;
+  try {
+    body();
+    return;
+  } catch (const CsvCellError& e) {
+    why = e.what();
+  } catch (const std::invalid_argument& e) {  // a number inside a notes cell (std::stod)
+    why = std::string("a number the mapping reads from the row's text is not a number (") + e.what() + ")";
+  } catch (const std::out_of_range& e) {
+    why = std::string("a number the mapping reads from the row's text is out of range (") + e.what() + ")";
+  }
+  out.resize(before);  // what the body appended for this row before it failed
+  ValidationCase c;
+  c.dataset = dataset;
+  c.row = static_cast<int>(r + 1);
+  c.quantity = quantity;
+  c.label = fmt::format("row {} (unreadable)", r + 1);
+  c.family = "unknown";
+  const auto at = why.find(": row ");  // "file: row N: what": the report names the row already
+  const auto after = at == std::string::npos ? std::string::npos : why.find(": ", at + 6);
+  c.not_expressible = "unreadable row: " + (after == std::string::npos ? why : why.substr(after + 2));
+  out.push_back(c);
 }
 
 void build_row(ValidationCase& c, const std::function<void()>& build) {

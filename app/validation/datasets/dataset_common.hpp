@@ -55,6 +55,13 @@ void lightest_recompute_that_fits(ValidationCase& c);
 // GPUs, DP x micro-batch does not divide its global batch, ...): the row stays in the report as
 // not expressible with that reason, and the corpus's other rows still run.
 void build_row(ValidationCase& c, const std::function<void()>& build);
+// Runs `body`, which appends data row r's cases (of `quantity`, the dataset's measure) to `out`. A cell it cannot read (CsvCellError: text
+// where a number must be; std::invalid_argument / out_of_range: a number inside a notes cell)
+// replaces what it appended for the row by one not-expressible case of family "unknown" naming
+// the cell, so one unreadable row does not end the run; a missing column or a ragged row (a fault
+// of the file) still ends it.
+void map_row(std::vector<ValidationCase>& out, const std::string& dataset, Metric quantity, size_t r,
+             const std::function<void()>& body);
 
 // The adapters, one per dataset (file names in registry.cpp).
 std::vector<ValidationCase> korthikanti(const std::string& file);

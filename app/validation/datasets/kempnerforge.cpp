@@ -47,7 +47,7 @@ const KempnerShape kShapes[] = {
 std::vector<ValidationCase> kempnerforge(const std::string& file) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
-  for (size_t r = 0; r < t.rows(); ++r) {
+  for (size_t r = 0; r < t.rows(); ++r) map_row(out, "kempnerforge", Metric::TokensPerSPerGpu, r, [&] {
     const std::string model = t.at(r, "model"), rec = t.at(r, "recompute");
     ValidationCase c;
     c.dataset = "kempnerforge";
@@ -90,7 +90,7 @@ std::vector<ValidationCase> kempnerforge(const std::string& file) {
     out.push_back(c);
     const auto at = notes.find("mem/GPU ");
     if (c.has_workload && at != std::string::npos) out.push_back(peak_memory_case(c, std::stod(notes.substr(at + 8))));
-  }
+  });
   return out;
 }
 

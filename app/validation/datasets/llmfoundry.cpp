@@ -21,7 +21,7 @@ namespace trnsim::datasets {
 std::vector<ValidationCase> llmfoundry(const std::string& file) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
-  for (size_t r = 0; r < t.rows(); ++r) {
+  for (size_t r = 0; r < t.rows(); ++r) map_row(out, "llmfoundry", Metric::TokensPerSPerGpu, r, [&] {
     const std::string model = t.at(r, "model"), rec = t.at(r, "recompute");
     const int64_t gpus = inum(t, r, "gpus"), seq = inum(t, r, "seq_len");
     ValidationCase c;
@@ -51,7 +51,7 @@ std::vector<ValidationCase> llmfoundry(const std::string& file) {
       fill_features(c);
     });
     out.push_back(c);
-  }
+  });
   return out;
 }
 

@@ -252,7 +252,9 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
                                                        {"DGX-B300", "dgx-b300"},    {"DGX-GB200", "gb200-nvl72"},
                                                        {"DGX-GB300", "gb300-nvl72"}};
   const std::map<std::string, int64_t> gpu_factor = long_sequence_gpu_factors(t);
-  for (size_t r = 0; r < t.rows(); ++r) {
+  const std::string dataset_name =
+      kind == NemoRows::Moe ? "nvidia_nemo_moe" : kind == NemoRows::FineTuning ? "nvidia_nemo_finetune" : "nvidia_nemo";
+  for (size_t r = 0; r < t.rows(); ++r) map_row(out, dataset_name, Metric::TokensPerSPerGpu, r, [&] {
     const std::string name = t.at(r, "model"), task = t.at(r, "task"), prec = t.at(r, "precision");
     const std::string sys = t.at(r, "system");
     auto cell = [&](const std::string& col, int64_t fallback) { return cell_num(t, r, col, fallback); };
@@ -261,9 +263,9 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     const NemoRows row_kind = !pretrain ? NemoRows::FineTuning
                               : (moe != nullptr || cell("EP", 1) > 1) ? NemoRows::Moe
                                                                            : NemoRows::Dense;
-    if (row_kind != kind) continue;
+    if (row_kind != kind) return;
     ValidationCase c;
-    c.dataset = kind == NemoRows::Moe ? "nvidia_nemo_moe" : kind == NemoRows::FineTuning ? "nvidia_nemo_finetune" : "nvidia_nemo";
+    c.dataset = dataset_name;
     c.row = static_cast<int>(r + 1);
     c.family = contains(sys, "H100") ? "h100" : "blackwell";
     c.model_name = name;
@@ -276,6 +278,11 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     const int64_t tp = cell("TP", 1), pp = cell("PP", 1);
     const int64_t cp = cell("CP", 1), vp = cell("VP", 1), ep = cell("EP", 1);
     c.gpus = gpus, c.tp = tp, c.pp = pp, c.seq = cell("seq_len", 0);
+    if (std::min({tp, pp, cp, vp, ep}) < 1 || gpus < 1) {  // (the checks below divide by them)
+      c.not_expressible = "published layout inconsistent: a GPU count or parallel degree below 1";
+      out.push_back(c);
+      return;
+    }
     const std::string fsdp = t.at(r, "FSDP");
     std::vector<std::string> blockers;
     ModelSpec shape_free_model;
@@ -409,7 +416,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
       fill_features(c);
     });
     out.push_back(c);
-  }
+  });
   return out;
 }
 

@@ -32,7 +32,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
   const std::string data = data_dir();
-  for (size_t r = 0; r < t.rows(); ++r) {
+  for (size_t r = 0; r < t.rows(); ++r) map_row(out, "aws_neuron_trn1", Metric::ClusterSeqPerS, r, [&] {
     const std::string name = t.at(r, "model");
     const std::string prec = t.at(r, "precision");
     const int64_t nodes = inum(t, r, "nodes"), tp = inum(t, r, "TP"), pp = inum(t, r, "PP");
@@ -106,7 +106,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
       fill_features(c);
     });
     out.push_back(c);
-  }
+  });
   return out;
 }
 

@@ -153,7 +153,7 @@ int titan_year(const std::string& cell) {
 std::vector<ValidationCase> torchtitan(const std::string& file) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
-  for (size_t r = 0; r < t.rows(); ++r) {
+  for (size_t r = 0; r < t.rows(); ++r) map_row(out, "torchtitan", Metric::TokensPerSPerGpu, r, [&] {
     const std::string model = t.at(r, "model"), hwcell = t.at(r, "hardware"), prec = t.at(r, "precision");
     const std::string rec = t.at(r, "recompute"), notes = t.at(r, "notes"), mbs = t.at(r, "micro_batch");
     const int64_t gpus = inum(t, r, "gpus"), tp = inum(t, r, "tp"), pp = inum(t, r, "pp"), cp = inum(t, r, "cp");
@@ -283,7 +283,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     if (c.has_workload && at != std::string::npos && at + 7 < notes.size() &&
         std::isdigit(static_cast<unsigned char>(notes[at + 7])) && notes.find("GiB", at) != std::string::npos)
       out.push_back(peak_memory_case(c, std::stod(notes.substr(at + 7))));
-  }
+  });
   return out;
 }
 
