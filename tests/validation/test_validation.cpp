@@ -386,6 +386,15 @@ TEST_CASE("an unreadable row is not expressible with the cell named and the rest
   last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
   CHECK(row(v, last, Metric::TokensPerSPerGpu).not_expressible.find("parallel degree below 1") != std::string::npos);
   std::filesystem::remove_all(dir);
+  // AWS Neuron: a row of another instance is not mapped onto trn1 (the adapter's 32 cores per node).
+  dir = corpus_with_row("aws_neuron_trn1_training.csv",
+                        {{"model", "Llama-3.1-8B"}, {"instance_type", "trn2.48xlarge"}, {"nodes", "1"}, {"TP", "4"},
+                         {"PP", "1"}, {"micro_batch", "1"}, {"global_batch_seqs", "64"}, {"precision", "BF16"},
+                         {"throughput_seq_per_s", "10"}, {"neuron_sdk_version", "2.33"}});
+  v = load_dataset("aws_neuron_trn1", dir);
+  last = static_cast<int>(CsvTable::load(dir + "/aws_neuron_trn1_training.csv").rows());
+  CHECK(row(v, last, Metric::ClusterSeqPerS).not_expressible.find("instance \"trn2.48xlarge\"") == 0);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("build_row: a configuration error becomes the row's reason and success leaves the row as built", "[validation]") {

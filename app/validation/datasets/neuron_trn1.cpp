@@ -37,7 +37,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
     const std::string prec = t.at(r, "precision");
     const int64_t nodes = inum(t, r, "nodes"), tp = inum(t, r, "TP"), pp = inum(t, r, "PP");
     const int64_t mb = inum(t, r, "micro_batch"), gb = inum(t, r, "global_batch_seqs");
-    const int64_t dp = nodes * 32 / (tp * pp);
+    const int64_t dp = tp > 0 && pp > 0 ? nodes * 32 / (tp * pp) : 0;
     ValidationCase c;
     c.dataset = "aws_neuron_trn1";
     c.row = static_cast<int>(r + 1);
@@ -50,6 +50,19 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
     ModelSpec m;
     int64_t seq = 0;
     Workload w;
+    // The tables' rows are trn1 (instance "trn1.32xlarge/trn1n.32xlarge" or not stated); a row of
+    // another instance, or one whose degrees cannot split the nodes' 32 cores each, is not mapped.
+    const std::string instance = t.at(r, "instance_type");
+    if (!instance.empty() && !contains(instance, "trn1")) {
+      c.not_expressible = "instance \"" + instance + "\": this adapter maps the trn1 tables' rows (trn1.32xlarge / trn1n.32xlarge)";
+      out.push_back(c);
+      return;
+    }
+    if (nodes < 1 || tp < 1 || pp < 1 || dp < 1) {
+      c.not_expressible = "published layout inconsistent: a node count or parallel degree below 1, or TP x PP above the cores";
+      out.push_back(c);
+      return;
+    }
     if (contains(name, "BERT-Large")) {
       m = load_model_spec(data + "/models/bert-large.json");
       seq = 512;
