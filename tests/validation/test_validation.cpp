@@ -365,6 +365,15 @@ TEST_CASE("an unreadable row is not expressible with the cell named and the rest
   CHECK(t.not_expressible == "unreadable row: column \"gpus\" is \"sixty-four\", not a number; fix the CSV");
   CHECK(row(v, 1, Metric::TokensPerSPerGpu).has_workload);
   std::filesystem::remove_all(dir);
+  // A degree of 0 (the adapter divides the GPUs by TP x PP x CP): a count must be at least 1.
+  auto zero_tp = titan;
+  zero_tp["gpus"] = "8";
+  zero_tp["tp"] = "0";
+  dir = corpus_with_row("torchtitan.csv", zero_tp);
+  v = load_dataset("torchtitan", dir);
+  CHECK(row(v, last, Metric::TokensPerSPerGpu).not_expressible ==
+        "unreadable row: column \"tp\" is \"0\", not a count of at least 1; fix the CSV");
+  std::filesystem::remove_all(dir);
   // KempnerForge: a memory figure in the notes that is not a number (std::stod inside the adapter),
   // after the row's throughput case was already appended: the row becomes one case, not two.
   dir = corpus_with_row("kempnerforge_h200.csv",

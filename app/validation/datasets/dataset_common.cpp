@@ -63,6 +63,13 @@ double num(const CsvTable& t, size_t r, const std::string& col) {
   }
 }
 int64_t inum(const CsvTable& t, size_t r, const std::string& col) { return std::llround(num(t, r, col)); }
+int64_t count(const CsvTable& t, size_t r, const std::string& col) {
+  const int64_t n = inum(t, r, col);
+  if (n < 1)
+    throw CsvCellError(fmt::format("{}: row {}: column \"{}\" is \"{}\", not a count of at least 1; fix the CSV", t.file(), r + 1,
+                                   col, t.at(r, col)));
+  return n;
+}
 bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // Megatron-LM GPT (Korthikanti, vTrain, neuronx-nemo-megatron GPT-3): GeLU MLP, LayerNorm,

@@ -20,6 +20,8 @@ namespace trnsim::datasets {
 
 double num(const CsvTable& t, size_t r, const std::string& col);
 int64_t inum(const CsvTable& t, size_t r, const std::string& col);
+// A count the mapping divides by (GPUs, a parallel degree): a whole number >= 1, else CsvCellError.
+int64_t count(const CsvTable& t, size_t r, const std::string& col);
 bool contains(const std::string& s, const std::string& what);
 // Megatron-LM GPT (Korthikanti, vTrain, neuronx-nemo-megatron GPT-3): GeLU MLP, LayerNorm,
 // biases, learned positions, tied embeddings, dropout 0.1, padded GPT-2 vocabulary 51200 unless given.

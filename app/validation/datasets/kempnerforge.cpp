@@ -55,7 +55,7 @@ std::vector<ValidationCase> kempnerforge(const std::string& file) {
     c.model_name = model;
     c.quantity = Metric::TokensPerSPerGpu;
     c.family = "h100";
-    const int64_t gpus = inum(t, r, "gpus");
+    const int64_t gpus = count(t, r, "gpus");
     c.label = fmt::format("{} {} GPUs TP{} {}", model, gpus, t.at(r, "tp"), rec);
     c.measured = num(t, r, "measured_value") / static_cast<double>(gpus);
     const KempnerShape* shape = nullptr;

@@ -23,7 +23,7 @@ std::vector<ValidationCase> llmfoundry(const std::string& file) {
   std::vector<ValidationCase> out;
   for (size_t r = 0; r < t.rows(); ++r) map_row(out, "llmfoundry", Metric::TokensPerSPerGpu, r, [&] {
     const std::string model = t.at(r, "model"), rec = t.at(r, "recompute");
-    const int64_t gpus = inum(t, r, "gpus"), seq = inum(t, r, "seq_len");
+    const int64_t gpus = count(t, r, "gpus"), seq = inum(t, r, "seq_len");
     ValidationCase c;
     c.dataset = "llmfoundry";
     c.row = static_cast<int>(r + 1);

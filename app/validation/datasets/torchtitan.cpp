@@ -156,7 +156,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
   for (size_t r = 0; r < t.rows(); ++r) map_row(out, "torchtitan", Metric::TokensPerSPerGpu, r, [&] {
     const std::string model = t.at(r, "model"), hwcell = t.at(r, "hardware"), prec = t.at(r, "precision");
     const std::string rec = t.at(r, "recompute"), notes = t.at(r, "notes"), mbs = t.at(r, "micro_batch");
-    const int64_t gpus = inum(t, r, "gpus"), tp = inum(t, r, "tp"), pp = inum(t, r, "pp"), cp = inum(t, r, "cp");
+    const int64_t gpus = count(t, r, "gpus"), tp = count(t, r, "tp"), pp = count(t, r, "pp"), cp = count(t, r, "cp");
     const int64_t dp = gpus / (tp * pp * cp), gb = inum(t, r, "global_batch");
     ValidationCase c;
     c.dataset = "torchtitan";
@@ -168,6 +168,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     c.family = family;
     c.label = fmt::format("{} {} GPUs {} {}", model, t.at(r, "gpus"), prec.substr(0, 24), rec);
     std::vector<std::string> blockers;
+    if (dp < 1) blockers.push_back("published layout inconsistent: TP x PP x CP above the GPUs");
     const TitanShape* shape = nullptr;
     for (const auto& s : kShapes)
       if (model == s.key) shape = &s;
@@ -198,7 +199,7 @@ std::vector<ValidationCase> torchtitan(const std::string& file) {
     // micro-batch count the local batch splits into as many micro-batches as there are stages.
     const int64_t stages_per_rank = contains(notes, "Interleaved") ? 2 : 1;
     std::string micro = mbs;
-    if (micro.empty() && pp > 1 && contains(notes, "1F1B")) {
+    if (micro.empty() && pp > 1 && dp > 0 && contains(notes, "1F1B")) {
       const int64_t local = gb / dp, stages = pp * stages_per_rank;
       if (local % stages == 0) micro = std::to_string(local / stages);
     }
