@@ -173,6 +173,15 @@ bool states_exceed_hbm(const ModelSpec& m, double bytes_per_parameter, int64_t s
          h.hbm.capacity_per_chip.base() / h.cores_per_chip;
 }
 
+namespace {
+// A message about one row without its "file: row N: " prefix (the report names the row already).
+std::string without_row_prefix(const std::string& why) {
+  const auto at = why.find(": row ");
+  const auto after = at == std::string::npos ? std::string::npos : why.find(": ", at + 6);
+  return after == std::string::npos ? why : why.substr(after + 2);
+}
+}  // namespace
+
 void map_row(std::vector<ValidationCase>& out, const std::string& dataset, Metric quantity, size_t r,
              const std::function<void()>& body) {
   const size_t before = out.size();
@@ -194,24 +203,19 @@ void map_row(std::vector<ValidationCase>& out, const std::string& dataset, Metri
   c.quantity = quantity;
   c.label = fmt::format("row {} (unreadable)", r + 1);
   c.family = "unknown";
-  const auto at = why.find(": row ");  // "file: row N: what": the report names the row already
-  const auto after = at == std::string::npos ? std::string::npos : why.find(": ", at + 6);
-  c.not_expressible = "unreadable row: " + (after == std::string::npos ? why : why.substr(after + 2));
+  c.not_expressible = "unreadable row: " + without_row_prefix(why);
   out.push_back(c);
 }
 
 void build_row(ValidationCase& c, const std::function<void()>& build) {
   try {
     build();
+  } catch (const CsvCellError&) {
+    throw;  // an unreadable cell: map_row's to report
   } catch (const ConfigError& e) {
-    // The message names the CSV and row ("file: row N: /field: why"); the report already does.
-    std::string why = e.what();
-    const auto row = why.find(": row ");
-    const auto after = row == std::string::npos ? std::string::npos : why.find(": ", row + 6);
-    if (after != std::string::npos) why = why.substr(after + 2);
     c.has_workload = false;
     c.alternatives.clear();
-    c.not_expressible = "published configuration cannot run as stated: " + why;
+    c.not_expressible = "published configuration cannot run as stated: " + without_row_prefix(e.what());
   }
 }
 
