@@ -36,6 +36,11 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
   int bad = 0;
   for (auto it = t["max_mean_abs_pct"].begin(); it != t["max_mean_abs_pct"].end(); ++it) {
     const std::string key = it.key();
+    for (const auto& m : v.value("datasets_not_found", nlohmann::json::array()))
+      if (key.rfind(m["dataset"].get<std::string>() + " /", 0) == 0 || key == m["dataset"].get<std::string>()) {
+        std::cout << fmt::format("{:<48} its file {} is not there  MISSING\n", key, m["file"].get<std::string>());
+        ++bad;
+      }
     if (!v["by_dataset"].contains(key)) continue;  // dataset not selected in this run
     const auto& e = v["by_dataset"][key]["error"];
     const double limit = it.value().get<double>();

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <numeric>
 #include <random>
@@ -152,9 +153,20 @@ double signed_error(const ValidationCase& c, double predicted) {
   return predicted / c.measured - 1;
 }
 
+std::vector<std::string> corpus_datasets(const ValidationOptions& opt, std::vector<std::string>* missing) {
+  if (!opt.datasets.empty()) return opt.datasets;  // asked for by name: a missing file is an error
+  std::vector<std::string> there, absent;
+  for (const auto& name : dataset_names())
+    (std::filesystem::exists(dataset_file(name, opt.csv_dir)) ? there : absent).push_back(name);
+  // None there: the directory is wrong; load one to raise the usual error naming it.
+  if (there.empty() || (there.size() == 1 && there.front() == "seed")) return dataset_names();
+  if (missing) *missing = absent;
+  return there;
+}
+
 std::vector<ValidationCase> load_corpus(const ValidationOptions& opt) {
   std::vector<ValidationCase> all;
-  for (const auto& name : opt.datasets.empty() ? dataset_names() : opt.datasets) {
+  for (const auto& name : corpus_datasets(opt, nullptr)) {
     auto rows = load_dataset(name, opt.csv_dir);
     if (name == "vtrain_single" && opt.sample_single > 0 && opt.sample_single < rows.size()) {
       std::mt19937 rng(opt.seed);
@@ -267,6 +279,10 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
 }  // namespace
 
 nlohmann::json run_validation(const ValidationOptions& opt) {
+  std::vector<std::string> missing;
+  corpus_datasets(opt, &missing);
+  for (const auto& name : missing)
+    std::cerr << fmt::format("warning: dataset {} skipped: {} is not there\n", name, dataset_file(name, opt.csv_dir));
   progress(opt.progress, "loading datasets and choosing calibration rows by the declared rule");
   const auto cases = load_corpus(opt);
   // The fits: each family on all its calibration rows, and for each dataset d the families d
@@ -446,6 +462,8 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
   v["blockers"] = bl;
   v["calibration"] = fit_log;
   v["stale_hw_files"] = stale;
+  v["datasets_not_found"] = nlohmann::json::array();
+  for (const auto& name : missing) v["datasets_not_found"].push_back({{"dataset", name}, {"file", dataset_file(name, opt.csv_dir)}});
   nlohmann::json lj = nlohmann::json::object();
   for (const auto& [d, p] : lodo)
     lj[d] = {{"parameters", p.params}, {"log_covariance", p.covariance}, {"families_without_other_data", lodo_unfitted[d]}};

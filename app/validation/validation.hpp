@@ -35,6 +35,10 @@ void write_parameter(nlohmann::ordered_json& hw_file, const std::string& name, d
 // The hw files that carry a family's fitted parameters.
 std::vector<std::string> family_hw_files(const std::string& family);
 
+// The datasets a run reads: those asked for by name, else every dataset whose file is in the corpus
+// directory (the others into `missing`, when given; all of them when none is there, so that
+// loading raises the error naming the directory).
+std::vector<std::string> corpus_datasets(const ValidationOptions& opt, std::vector<std::string>* missing);
 // Loads the datasets and marks calibration rows by the declared rule (results/validation/RULES.md).
 std::vector<ValidationCase> load_corpus(const ValidationOptions& opt);
 // Fits every family that has calibration rows; families without keep their hw-file values.

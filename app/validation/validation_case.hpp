@@ -56,6 +56,8 @@ struct ValidationCase {
 
 // The datasets, in report order, and their CSV files under `dir`.
 const std::vector<std::string>& dataset_names();
+// The file a dataset is read from (its CSV under `dir`; the seed rows' results/published.json).
+std::string dataset_file(const std::string& name, const std::string& dir);
 // Builds every row of one dataset (throws ConfigError naming the file on a malformed CSV).
 std::vector<ValidationCase> load_dataset(const std::string& name, const std::string& dir);
 

@@ -67,4 +67,17 @@ step_run=$("$t" run "$tmp/row_w.json" | sed -n 's/^step time  *\([0-9.]*\) s.*/\
 { [ -n "$step_row" ] && [ "$step_row" = "$step_run" ]; } || { echo "FAIL: trnsim run of the --workload file: '$step_run' s, the row: '$step_row' s"; fail=1; }
 expect 1 "built by the dataset adapter" "$t" validation --explain vtrain_single:3 --workload "$tmp/never.json"
 [ ! -e "$tmp/never.json" ] || { echo "FAIL: --workload wrote a file for a row it refused"; fail=1; }
+# A corpus directory with only some of the datasets' files: the others are skipped with a warning
+# naming each file and listed in validation.json; --check fails on a dataset with a recorded limit
+# whose file is not there; a dataset asked for by name must be there.
+mkdir -p "$tmp/part"
+cp ../shared/reference/validation/llmfoundry_mpt_2023_07_a100_80gb.csv "$tmp/part/"
+expect 0 "warning: dataset torchtitan skipped: $tmp/part/torchtitan.csv is not there" \
+  "$t" validation --data "$tmp/part" --no-leave-out --quiet --out "$tmp/partout"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); n={m['dataset'] for m in d['datasets_not_found']}; \
+assert 'torchtitan' in n and 'llmfoundry' not in n and d['by_dataset']['llmfoundry / tokens_per_s_per_gpu']['rows'] > 0, n" \
+  "$tmp/partout/validation.json" || { echo "FAIL: datasets_not_found in validation.json"; fail=1; }
+expect 1 "kempnerforge / tokens_per_s_per_gpu .*MISSING" \
+  "$t" validation --data "$tmp/part" --no-leave-out --quiet --out "$tmp/partout" --check results/validation/thresholds.json
+expect 1 "torchtitan.csv: cannot open the CSV file" "$t" validation --data "$tmp/part" --dataset torchtitan --no-leave-out --quiet --out "$tmp/partout"
 exit $fail
