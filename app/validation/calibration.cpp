@@ -8,12 +8,21 @@
 #include <fstream>
 
 #include "trnsim/atomic_file.hpp"
+#include "trnsim/error.hpp"
 #include "scenario.hpp"
 #include "trnsim/json_reader.hpp"
 
 namespace trnsim {
 
 nlohmann::json run_calibration(const ValidationOptions& opt, bool apply) {
+  // The declared rule picks calibration rows from the whole corpus: a fit on part of it would be
+  // another fit, and --apply would write it into the hw files.
+  std::vector<std::string> missing;
+  corpus_datasets(opt, &missing);
+  if (!missing.empty())
+    throw ConfigError(fmt::format("trnsim calibrate: {} is not there (dataset {}); the fit needs every dataset of the corpus: "
+                                  "pass --data DIR with all of them",
+                                  dataset_file(missing.front(), opt.csv_dir), missing.front()));
   const auto cases = load_corpus(opt);
   nlohmann::json log = nlohmann::json::object();
   const FamilyParams fit = fit_families(cases, "", &log);

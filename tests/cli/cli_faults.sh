@@ -80,4 +80,5 @@ assert 'torchtitan' in n and 'llmfoundry' not in n and d['by_dataset']['llmfound
 expect 1 "kempnerforge / tokens_per_s_per_gpu .*MISSING" \
   "$t" validation --data "$tmp/part" --no-leave-out --quiet --out "$tmp/partout" --check results/validation/thresholds.json
 expect 1 "torchtitan.csv: cannot open the CSV file" "$t" validation --data "$tmp/part" --dataset torchtitan --no-leave-out --quiet --out "$tmp/partout"
+expect 1 "trnsim calibrate: $tmp/part/.* is not there .*the fit needs every dataset" "$t" calibrate --data "$tmp/part" --out "$tmp/partout"
 exit $fail
