@@ -1,8 +1,6 @@
 // registry.cpp — the datasets of the validation corpus, in report order, and their files.
 #include <fmt/format.h>
 
-#include <map>
-
 #include "dataset_common.hpp"
 #include "scenario.hpp"
 #include "trnsim/error.hpp"
@@ -10,50 +8,58 @@
 namespace trnsim {
 using namespace datasets;
 
+namespace {
+// One entry per dataset, in report order: its file (under the corpus directory; the seed rows'
+// under the data directory) and its adapter.
+struct Dataset {
+  const char* name;
+  const char* file;  // relative to the corpus directory, or to the data directory for "seed"
+  std::vector<ValidationCase> (*load)(const std::string& file);
+};
 // The FSDP stacks' datasets (torchtitan, KempnerForge, llm-foundry) joined the default corpus in
 // session 17, with their stack profiles and attention kernels (docs/stacks.md): they had been run
 // with --dataset only while no profile described FSDP2 / FSDP1, because their A100 and H100
 // calibration rows move the shared family fits (RULES.md note, session 17).
-const std::vector<std::string>& dataset_names() {
-  static const std::vector<std::string> names = {"seed",           "korthikanti2022", "vtrain_multi",
-                                                 "vtrain_single",  "aws_neuron_trn1", "nvidia_nemo",
-                                                 "nvidia_nemo_moe", "nvidia_nemo_finetune", "torchtitan",
-                                                 "kempnerforge",   "llmfoundry"};
-  return names;
-}
+const Dataset kDatasets[] = {
+    {"seed", "results/published.json", [](const std::string& f) { return seed(f); }},
+    {"korthikanti2022", "korthikanti2022.csv", [](const std::string& f) { return korthikanti(f); }},
+    {"vtrain_multi", "vtrain_ground_truth_multi.csv", [](const std::string& f) { return vtrain(f, "vtrain_multi"); }},
+    {"vtrain_single", "vtrain_ground_truth_single.csv", [](const std::string& f) { return vtrain(f, "vtrain_single"); }},
+    {"aws_neuron_trn1", "aws_neuron_trn1_training.csv", [](const std::string& f) { return neuron_trn1(f); }},
+    {"nvidia_nemo", "nvidia_nemo_megatron_bridge.csv", [](const std::string& f) { return nemo(f, NemoRows::Dense); }},
+    {"nvidia_nemo_moe", "nvidia_nemo_megatron_bridge.csv", [](const std::string& f) { return nemo(f, NemoRows::Moe); }},
+    {"nvidia_nemo_finetune", "nvidia_nemo_megatron_bridge.csv",
+     [](const std::string& f) { return nemo(f, NemoRows::FineTuning); }},
+    {"torchtitan", "torchtitan.csv", [](const std::string& f) { return torchtitan(f); }},
+    {"kempnerforge", "kempnerforge_h200.csv", [](const std::string& f) { return kempnerforge(f); }},
+    {"llmfoundry", "llmfoundry_mpt_2023_07_a100_80gb.csv", [](const std::string& f) { return llmfoundry(f); }},
+};
 
-std::string dataset_file(const std::string& name, const std::string& dir) {
-  static const std::map<std::string, std::string> files = {
-      {"korthikanti2022", "korthikanti2022.csv"},
-      {"vtrain_multi", "vtrain_ground_truth_multi.csv"},
-      {"vtrain_single", "vtrain_ground_truth_single.csv"},
-      {"aws_neuron_trn1", "aws_neuron_trn1_training.csv"},
-      {"nvidia_nemo", "nvidia_nemo_megatron_bridge.csv"},
-      {"nvidia_nemo_moe", "nvidia_nemo_megatron_bridge.csv"},
-      {"nvidia_nemo_finetune", "nvidia_nemo_megatron_bridge.csv"},
-      {"torchtitan", "torchtitan.csv"},
-      {"kempnerforge", "kempnerforge_h200.csv"},
-      {"llmfoundry", "llmfoundry_mpt_2023_07_a100_80gb.csv"}};
-  if (name == "seed") return data_dir() + "/results/published.json";
-  const auto it = files.find(name);
-  if (it != files.end()) return dir + "/" + it->second;
+const Dataset& dataset_entry(const std::string& name) {
+  for (const auto& d : kDatasets)
+    if (name == d.name) return d;
   std::string all;
   for (const auto& n : dataset_names()) all += (all.empty() ? "" : ", ") + n;
   throw UsageError(fmt::format("--dataset {}: unknown dataset; choose from {}", name, all));
 }
+}  // namespace
+
+const std::vector<std::string>& dataset_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& d : kDatasets) n.push_back(d.name);
+    return n;
+  }();
+  return names;
+}
+
+std::string dataset_file(const std::string& name, const std::string& dir) {
+  const Dataset& d = dataset_entry(name);
+  return (name == "seed" ? data_dir() : dir) + "/" + d.file;
+}
 
 std::vector<ValidationCase> load_dataset(const std::string& name, const std::string& dir) {
-  const std::string file = dataset_file(name, dir);
-  if (name == "seed") return seed(file);
-  if (name == "korthikanti2022") return korthikanti(file);
-  if (name == "vtrain_multi" || name == "vtrain_single") return vtrain(file, name);
-  if (name == "aws_neuron_trn1") return neuron_trn1(file);
-  if (name == "nvidia_nemo") return nemo(file, NemoRows::Dense);
-  if (name == "nvidia_nemo_moe") return nemo(file, NemoRows::Moe);
-  if (name == "nvidia_nemo_finetune") return nemo(file, NemoRows::FineTuning);
-  if (name == "torchtitan") return torchtitan(file);
-  if (name == "kempnerforge") return kempnerforge(file);
-  return llmfoundry(file);  // the last name dataset_file knows
+  return dataset_entry(name).load(dataset_file(name, dir));
 }
 
 }  // namespace trnsim
