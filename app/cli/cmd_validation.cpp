@@ -158,14 +158,14 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
     }
   }
   if (!found) {
-    // The NeMo datasets split one CSV by kind (dense, MoE, fine-tuning): name the one that holds the row.
+    // Datasets that split one CSV by kind (NeMo's dense, MoE and fine-tuning rows): name the one
+    // that holds the row.
     std::string hint;
-    const auto nemo = [](const std::string& n) { return n.rfind("nvidia_nemo", 0) == 0; };
+    const std::string file = dataset_file(dataset, opt.csv_dir);
     for (const auto& other : names) {
-      if (other == dataset || !nemo(other) || !nemo(dataset) || !hint.empty()) continue;
-      opt.datasets = {other};
-      for (const ValidationCase& c : load_corpus(opt))
-        if (c.row == row) hint = fmt::format("; that row of the NeMo CSV is in {} (--explain {}:{})", other, other, row);
+      if (other == dataset || !hint.empty() || dataset_file(other, opt.csv_dir) != file) continue;
+      for (const ValidationCase& c : load_dataset(other, opt.csv_dir))
+        if (c.row == row) hint = fmt::format("; that row of {} is in {} (--explain {}:{})", file, other, other, row);
     }
     throw UsageError(fmt::format("trnsim validation: --explain {}: {} has no data row {}{}", spec, dataset, row, hint));
   }
