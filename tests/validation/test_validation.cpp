@@ -11,6 +11,9 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include "csv_table.hpp"
 #include "dataset_common.hpp"
 #include "trnsim/error.hpp"
@@ -28,11 +31,14 @@ const ValidationCase& row(const std::vector<ValidationCase>& v, int r, Metric q 
   return v.front();
 }
 
-// A copy of corpus file `csv` in a fresh directory with one more row (`cells` by column name, the
+// A copy of corpus file `csv` in a fresh directory of its own with one more row (`cells` by column name, the
 // others empty); returns the directory. The header has no quoted names (CRLF or LF lines).
 std::string corpus_with_row(const std::string& csv, const std::map<std::string, std::string>& cells) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("trnsim_test_" + fs::path(csv).stem().string());
+  // Per process and call: ctest runs the test cases in parallel, and two of them copy the same table.
+  static int calls = 0;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("trnsim_test_{}_{}_{}", fs::path(csv).stem().string(),
+                                                               static_cast<long>(::getpid()), ++calls);
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string file = (dir / csv).string();
