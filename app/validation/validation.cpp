@@ -3,6 +3,7 @@
 // the per-family fit of the named hardware parameters.
 #include "validation.hpp"
 #include "intervals.hpp"
+#include "error_anatomy.hpp"
 #include "ranking.hpp"
 
 #include <fmt/format.h>
@@ -476,6 +477,7 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     v["interval_coverage_by_dataset"] = interval_coverage_by_dataset(rows);
   }
   v["ranking"] = ranking_quality(rows);
+  v["error_anatomy"] = error_anatomy(rows);
   return v;
 }
 

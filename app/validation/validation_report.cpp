@@ -130,6 +130,38 @@ std::string weak_sweeps_markdown(const nlohmann::json& ranking) {
   return o;
 }
 
+namespace {
+// Where each family's performance error lies (error_anatomy.hpp): the floor no release-blind model
+// can beat, what one offset per model would leave, and the models with the largest shares.
+std::string error_anatomy_markdown(const nlohmann::json& anatomy) {
+  std::string o =
+      "\n## Where the error lies (performance predictions)\n\n"
+      "A diagnostic, not a fit. *Floor*: rows of one configuration (dataset, model, hardware, GPU count and "
+      "layout) published more than once, e.g. by successive software releases, scatter around their median; "
+      "predicting each at that median is the best a model that sees only the configuration can do (mean abs "
+      "error over all the family's rows; a configuration seen once adds 0). *One offset per model*: the mean "
+      "abs error left after dividing each row by its model's geometric-mean error; the gap to the mean abs "
+      "error is the part that follows the model, not the hardware or the layout. *Largest shares*: the "
+      "models holding most of the family's absolute error, with their mean signed error.\n\n"
+      "| family | rows | mean abs % | repeated-configuration rows | floor % | after one offset per model % | largest shares of the absolute error |\n"
+      "|---|---|---|---|---|---|---|\n";
+  for (auto it = anatomy.begin(); it != anatomy.end(); ++it) {
+    const auto& a = it.value();
+    std::string shares;
+    int shown = 0;
+    for (const auto& m : a["models"]) {
+      if (shown++ == 3) break;
+      shares += fmt::format("{}{} {:.0f} % ({} rows, bias {:+.1f} %)", shares.empty() ? "" : "; ", m["model"].get<std::string>(),
+                            m["share_pct"].get<double>(), m["rows"].get<int>(), m["bias_pct"].get<double>());
+    }
+    o += fmt::format("| {} | {} | {:.1f} | {} | {:.1f} | {:.1f} | {} |\n", it.key(), a["rows"].get<int>(),
+                     a["mean_abs_pct"].get<double>(), a["repeat_rows"].get<int>(), a["repeat_floor_pct"].get<double>(),
+                     a["after_model_offsets_pct"].get<double>(), shares);
+  }
+  return o;
+}
+}  // namespace
+
 std::string validation_markdown(const nlohmann::json& v) {
   std::string o =
       "# Validation against public training measurements\n\n"
@@ -147,6 +179,7 @@ std::string validation_markdown(const nlohmann::json& v) {
                      v["sample_single"].get<size_t>(), v["seed"].get<unsigned>());
   o += "## Per hardware family\n\n" + summary_table(v["by_family"], "family / kind");
   o += "\n## Per dataset and measured quantity\n\n" + summary_table(v["by_dataset"], "dataset / quantity");
+  if (v.contains("error_anatomy")) o += error_anatomy_markdown(v["error_anatomy"]);
   o += "\n## Calibration (per family, named hardware parameters only)\n\n"
        "| family | fitted parameters | calibration rows | RMS log residual at fit | applied to |\n|---|---|---|---|---|\n";
   for (auto it = v["calibration"].begin(); it != v["calibration"].end(); ++it) {
