@@ -82,6 +82,9 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   const auto& c = r.stages[static_cast<size_t>(r.critical_stage)];
   nlohmann::json engines;
   for (int e = 0; e < 5; ++e) engines[std::string(to_string(static_cast<Engine>(e))) + "_s"] = c.engine_s[static_cast<size_t>(e)];
+  // Where the device time goes: compute, recompute and optimizer compute by the model part an op computes.
+  nlohmann::json parts;
+  for (int p = 0; p < kParts; ++p) parts[std::string(to_string(static_cast<Part>(p))) + "_s"] = c.part_s[static_cast<size_t>(p)];
   // Each engine queue's busy time in the TLM core model over the step (ops' engines overlap).
   nlohmann::json busy;
   for (int q = 0; q < kQueues; ++q) busy[to_string(static_cast<Queue>(q))] = c.queue_busy_s[static_cast<size_t>(q)];
@@ -97,6 +100,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                  {"optimizer", c.optimizer_s},
                  {"host_wait", c.host_wait_s}}},
                {"compute_by_engine_s", engines},
+               {"compute_by_part_s", parts},
                {"engine_busy_s", busy},
                {"dp_comm_total_s", c.dp_comm_s},
                {"compute_slowed_by_collectives_s", c.comm_slowdown_s}};
@@ -258,6 +262,18 @@ std::string render_text(const nlohmann::json& j) {
   o += "  ops by bounding engine: ";
   for (auto it = st["compute_by_engine_s"].begin(); it != st["compute_by_engine_s"].end(); ++it)
     o += fmt::format("{} {:.4f} s  ", it.key().substr(0, it.key().size() - 2), it.value().get<double>());
+  if (st.contains("compute_by_part_s")) {  // largest first; parts the model does not have are left out
+    std::vector<std::pair<double, std::string>> parts;
+    double total = 0;
+    for (auto it = st["compute_by_part_s"].begin(); it != st["compute_by_part_s"].end(); ++it) {
+      const double v = it.value().get<double>();
+      total += v;
+      if (v > 0) parts.push_back({v, it.key().substr(0, it.key().size() - 2)});
+    }
+    std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    o += "\n  compute by model part (incl. recompute, optimizer): ";
+    for (const auto& [v, name] : parts) o += fmt::format("{} {:.4f} s ({:.1f} %)  ", name, v, total > 0 ? 100 * v / total : 0.0);
+  }
   o += "\n  engine busy (TLM queues, overlapping): ";
   for (auto it = st["engine_busy_s"].begin(); it != st["engine_busy_s"].end(); ++it)
     o += fmt::format("{} {:.4f} s  ", it.key() == "scalar" ? "scalar/activation" : it.key(), it.value().get<double>());

@@ -213,6 +213,7 @@ class Executor {
     // Compute that ran on the SMs between t0 and t1 beside a collective the chain waited for (TP
     // overlap) had only the SMs it left: the busy part of [t0, t1] takes 1 / (1 - share) as long.
     // Returns whether the compute timeline moved.
+    Part last_part = Part::Glue;  // the part of the latest compute op (what slow_beside slows)
     auto slow_beside = [&](double t0, double t1) {
       double& free = engine_free[0];
       const double busy = std::min(free, t1) - t0;
@@ -221,6 +222,7 @@ class Executor {
       free += extra;
       times.comm_slowdown_s += extra;
       times.compute_s += extra;
+      times.part_s[static_cast<size_t>(last_part)] += extra;
       times.engine_s[static_cast<size_t>(Engine::Tensor)] += extra;
       return true;
     };
@@ -300,6 +302,8 @@ class Executor {
         if (op.phase == Phase::Recompute) times.recompute_s += d;
         else times.compute_s += d;
         times.engine_s[static_cast<size_t>(op.engine)] += d;
+        times.part_s[static_cast<size_t>(op.part)] += d;
+        last_part = op.part;
         add_busy(times, ps.busy[list[i]]);
         if (beside.left > 0 && --beside.left == 0) await(beside.pending, beside.group);
       }
@@ -420,6 +424,7 @@ class Executor {
         else {
           sc_core::wait(sim_time(prog_[static_cast<size_t>(k)].duration[vx]));
           times.engine_s[static_cast<size_t>(op.engine)] += now() - to;
+          times.part_s[static_cast<size_t>(op.part)] += now() - to;
           add_busy(times, prog_[static_cast<size_t>(k)].busy[vx]);
           record(op.label, track(r, to_string(op.engine)), to);
         }
@@ -527,6 +532,7 @@ StepResult execute_step(const Scenario& s, const StepOptions& opt) {
                                   &StageTimes::comm_slowdown_s})
       sb.*f = ext(sa.*f, sb.*f);
     for (size_t e = 0; e < sb.engine_s.size(); ++e) sb.engine_s[e] = ext(sa.engine_s[e], sb.engine_s[e]);
+    for (size_t q = 0; q < sb.part_s.size(); ++q) sb.part_s[q] = ext(sa.part_s[q], sb.part_s[q]);
     for (size_t q = 0; q < sb.queue_busy_s.size(); ++q) sb.queue_busy_s[q] = ext(sa.queue_busy_s[q], sb.queue_busy_s[q]);
   }
   b.step_time_s = 0;

@@ -30,6 +30,9 @@ struct StageTimes {
   // units beside them (hw collectives.compute_units).
   double comm_slowdown_s = 0;
   std::array<double, 6> engine_s{};     // compute time by bounding engine (Engine enum order)
+  // Compute, recompute and optimizer compute time by the part of the model an op computes (Part
+  // enum order; a GEMM slowed by a collective beside it counts in its own part).
+  std::array<double, kParts> part_s{};
   // Busy time of each engine's instruction queue in the TLM core model (Queue order: tensor,
   // vector, scalar/activation, GpSimd, DMA load, DMA store), summed over the ops run: an op's
   // engines overlap, so these add up to more than its duration.

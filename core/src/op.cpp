@@ -33,6 +33,20 @@ const char* to_string(Engine e) {
   }
   return "?";
 }
+const char* to_string(Part p) {
+  switch (p) {
+    case Part::Glue: return "norms_residuals";
+    case Part::Attention: return "attention";
+    case Part::Mlp: return "mlp";
+    case Part::Experts: return "experts";
+    case Part::MoeRouting: return "moe_routing";
+    case Part::Mamba: return "mamba";
+    case Part::EmbeddingHead: return "embedding_head";
+    case Part::Casts: return "casts";
+    case Part::Optimizer: return "optimizer";
+  }
+  return "?";
+}
 const char* to_string(Group g) {
   switch (g) {
     case Group::None: return "none";

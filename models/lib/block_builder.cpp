@@ -52,9 +52,21 @@ struct Emitter {
   std::string prefix;
   std::vector<FwdOp> out;
   int layer = -1;
+  Part part = Part::Glue;  // the part of the model the ops emitted now belong to (Op::part)
+
+  // Emits a section's ops under `p`, then restores the enclosing part.
+  struct Section {
+    Emitter& e;
+    Part saved;
+    Section(Emitter& em, Part p) : e(em), saved(em.part) { e.part = p; }
+    ~Section() { e.part = saved; }
+    Section(const Section&) = delete;
+    Section& operator=(const Section&) = delete;
+  };
 
   void compute(Op o, bool core = false) {
     o.label = prefix + o.label;
+    o.part = part;
     out.push_back({std::move(o), Role::Compute, core});
   }
   // `low`: the region's input was quantized before entering it; with SP its all-gather moves
@@ -87,6 +99,7 @@ struct Emitter {
                                      Bytes(4.0)),
                      Role::Compute, false});
     compute(ops::quantize(name + ".quant", elems, c.q.passes, c.q.copies, c.q.to));
+    out.back().op.part = Part::Casts;
   }
   // The entry of a TP region whose first op is a linear: quantize the local sequence shard and
   // gather the low-precision copy (TE, torchao tensorwise), or, where the recipe gathers in high
@@ -195,6 +208,7 @@ struct Emitter {
 
   // QKV projection, rotary, attention core, output projection (no collective).
   void attention() {
+    const Section section(*this, Part::Attention);
     if (c.m.mla.active()) return latent_attention();
     const int64_t T = c.tokens(), d = c.m.head_dim();
     const int64_t a = c.m.heads / t();
@@ -273,6 +287,7 @@ struct Emitter {
       pv.attention_kernel = c.w.attention_kernel;
       qk.label = prefix + qk.label, sm.label = prefix + sm.label, pv.label = prefix + pv.label;
       qk.fused_attention = sm.fused_attention = pv.fused_attention = true;
+      qk.part = sm.part = pv.part = part;
       out.push_back({std::move(qk), Role::Compute, true, true});
       out.push_back({std::move(sm), Role::Compute, true, false});
       out.push_back({std::move(pv), Role::Compute, true, false});
@@ -305,6 +320,7 @@ struct Emitter {
   // A per-expert grouped GEMM (moe_grouped_gemm) launches once per local expert.
   static constexpr int kRouterLaunches = 20, kPermuteLaunches = 6, kUnpermuteLaunches = 4;
   void moe() {
+    const Section section(*this, Part::MoeRouting);
     const MoeSpec& e = c.m.moe;
     const int64_t Tl = c.local_tokens(), ep = c.w.ep, el = e.experts / ep, etp = c.w.etp;
     const int64_t routed = Tl * e.top_k, gathered = routed * etp, ffn = e.expert_ffn / etp;
@@ -328,6 +344,7 @@ struct Emitter {
       out.push_back({ops::collective(OpKind::AllGather, prefix + "moe.etp_gather", Group::ETP, static_cast<int>(etp),
                                      group_buffer),
                      Role::TpGather});
+    part = Part::Experts;
     quantize("experts_in", el * per_expert * h(), false);
     if (gated(c.m.activation)) {
       linear("experts.gate_up", per_expert, h(), 2 * ffn, el);
@@ -342,6 +359,7 @@ struct Emitter {
       out.push_back({ops::collective(OpKind::ReduceScatter, prefix + "moe.etp_scatter", Group::ETP, static_cast<int>(etp),
                                      group_buffer),
                      Role::Scatter});
+    part = Part::MoeRouting;
     if (ep > 1) all_to_all("moe.combine");
     elementwise("moe.unpermute", routed * h(), 2, 1, false, 2);
     out.back().op.launches = kUnpermuteLaunches;
@@ -352,6 +370,7 @@ struct Emitter {
   // B^T·X, the recurrence across chunks, and each token's read-out C·state; then D·x, the gated
   // RMSNorm y·silu(z) and the output projection.
   void mamba() {
+    const Section section(*this, Part::Mamba);
     const MambaSpec& s = c.m.mamba;
     const int64_t T = c.tokens(), b = c.w.micro_batch, seq = c.w.seq_len / c.w.cp;
     const int64_t H = s.heads / t(), G = std::max<int64_t>(1, s.groups / t()), P = s.head_dim, N = s.state;
@@ -397,6 +416,7 @@ struct Emitter {
     elementwise(name, elems, 2, 1, true, 5);
   }
   void mlp_of(int64_t ffn) {
+    const Section section(*this, Part::Mlp);
     const int64_t T = c.tokens(), f = ffn / t();
     if (c.m.activation == Activation::SwiGLU) {
       if (c.w.fused_gate_up) {
@@ -489,6 +509,7 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
 
 std::vector<FwdOp> embedding_forward(const ShardContext& c) {
   Emitter e{c, "embed.", {}, -1};
+  e.part = Part::EmbeddingHead;
   const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
   e.compute(ops::embedding("lookup", T * h, c.dt));  // vocab-parallel: every rank looks up all tokens
   e.out.back().frozen = c.w.lora.active();
@@ -510,6 +531,7 @@ Op loss_op(int64_t elements, int64_t row) {
 
 std::vector<FwdOp> head_forward(const ShardContext& c) {
   Emitter e{c, "head.", {}, -1};
+  e.part = Part::EmbeddingHead;
   const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
   const int64_t v = c.vocab_shard();
   if (!c.m.encoder) e.norm("final_norm", Tl);
@@ -553,6 +575,7 @@ std::vector<FwdOp> mtp_forward(const ShardContext& c, int depth) {
   const int id = static_cast<int>(c.m.layers) + depth;
   const std::string prefix = fmt::format("mtp{}.", depth);
   Emitter e{c, prefix, {}, id};
+  e.part = Part::EmbeddingHead;  // the module's embedding, norms and projection; its block keeps its parts
   const int64_t T = c.tokens(), Tl = c.local_tokens(), h = c.m.hidden;
   e.compute(ops::embedding("embed", T * h, c.dt));  // vocab-parallel lookup of the shifted tokens
   e.tp_boundary(Role::TpExit, "embed_reduce");

@@ -174,8 +174,10 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
         dg.onchip_in = wg.onchip_in = true;
         dg.onchip_out = o.onchip_in;  // dP (gradient of the on-chip probabilities) stays on chip
       }
-      if (f.grad_quant_passes > 0)  // the output gradient (E5M2 / MX / NVFP4) for dgrad and, transposed, wgrad
+      if (f.grad_quant_passes > 0) {  // the output gradient (E5M2 / MX / NVFP4) for dgrad and, transposed, wgrad
         out.push_back(ops::quantize(o.label + ".grad_quant", o.batch * o.m * o.n, f.grad_quant_passes, 2, o.dtype));
+        out.back().part = Part::Casts;
+      }
       if (f.flash_scores) {  // the flash backward first recomputes S = QK^T and P = exp(S - lse)
         Op re = o;
         re.label = o.label + ".bwd_recompute";
@@ -485,6 +487,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       for (auto f = it->fwd.rbegin(); f != it->fwd.rend(); ++f) {
         backward_of(*f, sp, static_cast<int>(w.cp), bwd_ops);
         for (auto& b : bwd_ops) {
+          if (b.part == Part::Glue) b.part = f->op.part;  // a backward op computes the part its forward op does
           if (!b.is_collective()) fwd_bwd_flops += b.flops.base();
           st.backward.push_back(gb.add(std::move(b)));
         }
@@ -502,7 +505,8 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       }
     }
     // Optimizer step: gradient-norm pass, AdamW, and the ZeRO-1 parameter all-gather.
-    const auto compute = optimizer_compute_ops(st.trainable_parameters, w, st.expert_parameters);
+    auto compute = optimizer_compute_ops(st.trainable_parameters, w, st.expert_parameters);
+    for (Op& o : compute) o.part = Part::Optimizer;
     OpVertex nv = gb.add(compute[0]);
     for (auto& b : st.dp_buckets) boost::add_edge(b.op, nv, st.graph);
     st.optimizer.push_back(nv);
@@ -518,6 +522,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     if (ctx.q.active) {  // the updated weights cast once per step (TE caches them over micro-batches)
       Op cast = ops::quantize("optimizer.weight_quant", weights, ctx.q.passes, ctx.q.copies, ctx.q.to);
       cast.phase = Phase::Optimizer;
+      cast.part = Part::Casts;
       st.optimizer.push_back(gb.add(cast));
       if (ctx.q.amax_history && w.dp_cp() > 1) {  // one fused all-reduce of every input / weight / gradient amax
         Op amax = ops::collective(OpKind::AllReduce, "optimizer.amax_reduce", Group::DP, static_cast<int>(w.dp_cp()),

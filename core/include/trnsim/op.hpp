@@ -2,7 +2,7 @@
 // Why: models/ (which knows transformers) emits Ops; sim/ (which knows engines and
 // links) times them. This header is the whole contract between the two layers, so it
 // names shapes (GEMM M,K,N; element counts; bytes) but no layer or model concepts
-// beyond a free-text label.
+// beyond a free-text label and a coarse tag for the report (Part), which nothing times by.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -46,6 +46,12 @@ enum class DType { BF16, FP32, FP8, MXFP8, NVFP4 };
 // (tensor.attention_slowdown); nothing else here knows a kernel's name.
 enum class AttentionKernel { Native, Flash2, Flash1 };
 constexpr int kAttentionKernels = 3;
+// The part of the model an op computes, for the report's compute-by-part table (where a step's
+// device time goes); timing never depends on it. Glue: norms, residual adds, dropout, positional
+// terms outside attention. MoeRouting: router, token permutation and un-permutation (the
+// all-to-alls are communication, reported apart). Casts: quantisation to a low-precision format.
+enum class Part { Glue, Attention, Mlp, Experts, MoeRouting, Mamba, EmbeddingHead, Casts, Optimizer };
+constexpr int kParts = 9;
 constexpr int kDTypes = 5;
 
 // Bytes per element, block scales included (MXFP8 1 + 1/32; NVFP4 1/2 + 1/16).
@@ -69,6 +75,7 @@ constexpr bool is_low_precision(DType d) {
 }
 const char* to_string(OpKind k);
 const char* to_string(Engine e);
+const char* to_string(Part p);
 const char* to_string(Group g);
 const char* to_string(Phase p);
 const char* to_string(DType d);
@@ -140,6 +147,9 @@ struct Op {
   // grouped GEMM issued as one GEMM per local expert, a router's softmax / top-k / auxiliary-loss
   // kernels). The device time does not depend on it (not in shape_key).
   int launches = 1;
+  // What part of the model this op computes (the report's compute-by-part table). Not in
+  // shape_key (no timing).
+  Part part = Part::Glue;
 
   // collective
   Group group = Group::None;
