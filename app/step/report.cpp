@@ -329,6 +329,10 @@ std::string render_markdown(const nlohmann::json& j) {
   o += fmt::format("| step time (s) | {:.4f} |\n", st["step_time_s"].get<double>());
   for (auto it = st["breakdown_s"].begin(); it != st["breakdown_s"].end(); ++it)
     o += fmt::format("| {} (s) | {:.4f} |\n", it.key(), it.value().get<double>());
+  if (st.contains("compute_by_part_s"))  // the model's parts; those it lacks are left out
+    for (auto it = st["compute_by_part_s"].begin(); it != st["compute_by_part_s"].end(); ++it)
+      if (it.value().get<double>() > 0)
+        o += fmt::format("| compute: {} (s) | {:.4f} |\n", it.key().substr(0, it.key().size() - 2), it.value().get<double>());
   o += fmt::format("| throughput (seq/s) | {:.2f} |\n| throughput (tokens/s) | {:.0f} |\n| tokens/s per core | {:.1f} |\n",
                    t["sequences_per_s"].get<double>(), t["tokens_per_s"].get<double>(), t["tokens_per_s_per_core"].get<double>());
   o += fmt::format("| MFU (%) | {:.1f} |\n| HFU (%) | {:.1f} |\n", 100 * t["mfu"].get<double>(), 100 * t["hfu"].get<double>());

@@ -5,6 +5,7 @@
 
 #include <numeric>
 
+#include "report.hpp"
 #include "run_helpers.hpp"
 
 using namespace trnsim;
@@ -75,4 +76,21 @@ TEST_CASE("compute by part: experts, routing, Mamba and casts where the model an
   const auto& q = fp8.stages[0];
   CHECK(part(q, Part::Casts) > 0);
   CHECK(total(q) >= q.compute_s + q.recompute_s);
+}
+
+TEST_CASE("compute by part: the report carries it in JSON and prints the parts the model has",
+          "[step][parts][report]") {
+  const Workload w = test::moe_workload("qwen3-30b-a3b", "dgx-b200", 1, 1, 8, 8, 1, 16, 4096);
+  const Scenario s = make_scenario(w, true);
+  const StepResult r = execute_step(s);
+  const nlohmann::json j = make_report(s, r);
+  const auto& parts = j["step"]["compute_by_part_s"];
+  REQUIRE(parts.size() == static_cast<size_t>(kParts));
+  CHECK(parts["experts_s"].get<double>() == Approx(part(r.stages[0], Part::Experts)));
+  const std::string text = render_text(j), md = render_markdown(j);
+  CHECK(text.find("compute by model part") != std::string::npos);
+  CHECK(text.find("experts ") != std::string::npos);
+  CHECK(text.find("mamba") == std::string::npos);  // a part the model lacks is not printed
+  CHECK(md.find("| compute: moe_routing (s) |") != std::string::npos);
+  CHECK(md.find("| compute: mlp (s) |") == std::string::npos);
 }
