@@ -33,7 +33,8 @@ nlohmann::json run_calibration(const ValidationOptions& opt, bool apply) {
         load_json_file(path);  // strict checks (exists, parses) before rewriting
         std::ifstream in(path);
         auto j = nlohmann::ordered_json::parse(in);  // keeps the file's key order
-        for (const auto& [name, value] : params) write_parameter(j, name, value);
+        for (const auto& [name, value] : params)
+          if (file_carries_parameter(j, name)) write_parameter(j, name, value);
         write_file_atomically(path, j.dump(2) + "\n");
       }
   return log;

@@ -32,7 +32,11 @@ struct ValidationOptions {
 const std::vector<std::string>& calibration_parameters(const std::string& family);
 // Writes one fitted parameter into a hw file's JSON, at its key and in the file's unit.
 void write_parameter(nlohmann::ordered_json& hw_file, const std::string& name, double value);
-// The hw files that carry a family's fitted parameters.
+// Whether a hw file's JSON carries a fitted parameter. A host cost belongs to an execution mode the
+// file offers: a Trainium3 file has no torch-xla trace cost (PyTorch/XLA ended with Neuron 2.30),
+// so the Trainium family's host.trace_s is neither written into it nor checked there.
+bool file_carries_parameter(const nlohmann::json& hw_file, const std::string& name);
+// The hw files that carry a family's fitted parameters (each the ones it offers).
 std::vector<std::string> family_hw_files(const std::string& family);
 
 // The datasets a run reads: those asked for by name, else every dataset whose file is in the corpus

@@ -60,6 +60,12 @@ void write_parameter(nlohmann::ordered_json& hw_file, const std::string& name, d
   hw_file[d.file_block][d.file_key] = std::round(value * d.file_unit * 1e6) / 1e6;  // drops float noise only
 }
 
+bool file_carries_parameter(const nlohmann::json& hw_file, const std::string& name) {
+  const ParamDef& d = param_def(name);
+  if (std::string(d.file_block) == "tensor") return true;  // every file has a tensor engine to fit
+  return hw_file.contains(d.file_block) && hw_file[d.file_block].contains(d.file_key);
+}
+
 void apply_family_params(HwSpec& hw, const std::string& family, const FamilyParams& p) {
   auto it = p.find(family);
   if (it == p.end()) return;
@@ -88,10 +94,11 @@ const std::vector<std::string>& calibration_parameters(const std::string& family
 }
 
 std::vector<std::string> family_hw_files(const std::string& family) {
-  if (family == "trainium") return {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"};
+  if (family == "trainium")
+    return {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge", "trn2u.48xlarge", "trn3.48xlarge", "trn3u.48xlarge"};
   if (family == "gaudi") return {"dl1.24xlarge"};
   if (family == "a100") return {"p4d.24xlarge", "p4de.24xlarge", "dgx-a100-80g", "vtrain-a100"};
-  if (family == "h100") return {"dgx-h100", "p5.48xlarge", "p5en.48xlarge"};
+  if (family == "h100") return {"dgx-h100", "dgx-h200", "p5.48xlarge", "p5en.48xlarge"};
   if (family == "h100_500w") return {"grand-teton-h100-96gb"};
   if (family == "blackwell") return {"dgx-b200", "p6-b200.48xlarge", "gb200-nvl72", "dgx-b300", "gb300-nvl72"};
   return {};

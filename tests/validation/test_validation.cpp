@@ -313,15 +313,22 @@ TEST_CASE("NeMo fine-tuning rows: packed SQuAD samples, SFT as training, LoRA on
   for (const auto& c : load_dataset("nvidia_nemo", kCsv)) CHECK(c.model_name.find("Fine") == std::string::npos);
 }
 
+namespace {
+// A NeMo table row like its row 5 (Llama 2 7B, FP8, 8 GPUs, TP 1, micro-batch 1, 4,096 tokens) on
+// `system` with `global_batch` sequences.
+std::map<std::string, std::string> nemo_llama2_7b_row(const std::string& system, const std::string& global_batch) {
+  return {{"model", "LLAMA2-7B"}, {"task", "Pretraining"}, {"system", system}, {"num_gpus", "8"}, {"precision", "FP8"},
+          {"global_batch", global_batch}, {"micro_batch", "1"}, {"seq_len", "4096"}, {"TP", "1"}, {"PP", "1"},
+          {"CP", "1"}, {"VP", "1"}, {"tokens_per_s_per_gpu", "16847"}, {"model_tflops_per_gpu", "600"},
+          {"container", "NeMo24.07"}};
+}
+}  // namespace
+
 TEST_CASE("a published row whose layout cannot run as stated is not expressible and the corpus still loads", "[validation]") {
   // The NeMo table with one more row: row 5's Llama 2 7B on 8 H100s, but with a global batch of
   // 100 sequences, which DP 8 x micro-batch 1 does not divide. Before, the workload's check ended
   // the whole validation run there.
-  const std::string dir = corpus_with_row(
-      "nvidia_nemo_megatron_bridge.csv",
-      {{"model", "LLAMA2-7B"}, {"task", "Pretraining"}, {"system", "DGX-H100"}, {"num_gpus", "8"}, {"precision", "FP8"},
-       {"global_batch", "100"}, {"micro_batch", "1"}, {"seq_len", "4096"}, {"TP", "1"}, {"PP", "1"}, {"CP", "1"},
-       {"VP", "1"}, {"tokens_per_s_per_gpu", "16847"}, {"model_tflops_per_gpu", "600"}, {"container", "NeMo24.07"}});
+  const std::string dir = corpus_with_row("nvidia_nemo_megatron_bridge.csv", nemo_llama2_7b_row("DGX-H100", "100"));
   const auto v = load_dataset("nvidia_nemo", dir);
   const int last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
   const auto& bad = row(v, last, Metric::TokensPerSPerGpu);
@@ -329,6 +336,20 @@ TEST_CASE("a published row whose layout cannot run as stated is not expressible 
   CHECK(bad.not_expressible.find("published configuration cannot run as stated") != std::string::npos);
   CHECK(bad.not_expressible.find(": row ") == std::string::npos);  // the report names the row already
   CHECK(row(v, 5, Metric::TokensPerSPerGpu).has_workload);          // the same row as published still runs
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a NeMo row on DGX-H200 runs on the DGX H200 file in the H100 family", "[validation]") {
+  // The NeMo table with one more row: row 5's Llama 2 7B FP8 on 8 GPUs, on a DGX-H200 (no such row
+  // was published in the corpus; before, it would have been Blackwell-family and "no DGX-H200 file").
+  const std::string dir = corpus_with_row("nvidia_nemo_megatron_bridge.csv", nemo_llama2_7b_row("DGX-H200", "128"));
+  const auto v = load_dataset("nvidia_nemo", dir);
+  const int last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
+  const auto& h200 = row(v, last, Metric::TokensPerSPerGpu);
+  REQUIRE(h200.has_workload);
+  CHECK(h200.workload.hw == "dgx-h200");
+  CHECK(h200.family == "h100");
+  CHECK(h200.not_expressible.empty());
   std::filesystem::remove_all(dir);
 }
 

@@ -248,9 +248,9 @@ std::map<std::string, int64_t> long_sequence_gpu_factors(const CsvTable& t) {
 std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
-  const std::map<std::string, std::string> systems = {{"DGX-H100", "dgx-h100"},    {"DGX-B200", "dgx-b200"},
-                                                       {"DGX-B300", "dgx-b300"},    {"DGX-GB200", "gb200-nvl72"},
-                                                       {"DGX-GB300", "gb300-nvl72"}};
+  const std::map<std::string, std::string> systems = {{"DGX-H100", "dgx-h100"},  {"DGX-H200", "dgx-h200"},
+                                                       {"DGX-B200", "dgx-b200"},  {"DGX-B300", "dgx-b300"},
+                                                       {"DGX-GB200", "gb200-nvl72"}, {"DGX-GB300", "gb300-nvl72"}};
   const std::map<std::string, int64_t> gpu_factor = long_sequence_gpu_factors(t);
   const std::string dataset_name =
       kind == NemoRows::Moe ? "nvidia_nemo_moe" : kind == NemoRows::FineTuning ? "nvidia_nemo_finetune" : "nvidia_nemo";
@@ -267,7 +267,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     ValidationCase c;
     c.dataset = dataset_name;
     c.row = static_cast<int>(r + 1);
-    c.family = contains(sys, "H100") ? "h100" : "blackwell";
+    c.family = contains(sys, "H100") || contains(sys, "H200") ? "h100" : "blackwell";  // Hopper, else Blackwell
     c.model_name = name;
     c.quantity = Metric::TokensPerSPerGpu;
     c.label = fmt::format("{} {} {} GPUs {}", name, sys, t.at(r, "num_gpus"), t.at(r, "container"));
