@@ -353,6 +353,24 @@ TEST_CASE("a NeMo row on DGX-H200 runs on the DGX H200 file in the H100 family",
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a NeMo Llama 4 row maps to the Llama 4 model files in the MoE dataset", "[validation]") {
+  // No Llama 4 row is published in the corpus; NeMo names its MoE models with suffixes like these.
+  for (const auto& [name, file] : std::vector<std::pair<std::string, std::string>>{{"LLAMA4_Maverick", "llama4-maverick"},
+                                                                                  {"LLAMA4_Scout", "llama4-scout"}}) {
+    auto cells = nemo_llama2_7b_row("DGX-H100", "128");
+    cells["model"] = name, cells["num_gpus"] = "128", cells["PP"] = "4", cells["EP"] = "16", cells["seq_len"] = "8192";
+    const std::string dir = corpus_with_row("nvidia_nemo_megatron_bridge.csv", cells);
+    const auto v = load_dataset("nvidia_nemo_moe", dir);
+    const int last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
+    const auto& r = row(v, last, Metric::TokensPerSPerGpu);
+    INFO(name << ": " << r.not_expressible);
+    REQUIRE(r.has_workload);
+    CHECK(r.workload.model == file);
+    CHECK(r.workload.ep == 16);
+    std::filesystem::remove_all(dir);
+  }
+}
+
 TEST_CASE("torchtitan rows on Trainium run TorchTitan Neuron on the trn2 / trn3 files and the torchneuron profile", "[validation]") {
   // A row as TorchTitan Neuron would publish it (Neuron 2.33): Llama 3.1 8B on one trn2.48xlarge,
   // 64 ranks (logical NeuronCores at LNC 2), TP 4 x FSDP 16, per-op selective AC, eager.

@@ -102,6 +102,8 @@ const NemoMoe kNemoMoe[] = {
     {"Nemotron_3", nullptr, "Nemotron 3 Super / Ultra / 3.5 Lightning (hybrids of the kind of Nemotron 3 Nano, which trnsim runs, with configs that are not given)"},
     {"Mixtral_8x22", "mixtral-8x22b", nullptr},  // no Mixtral row in the corpus today
     {"Mixtral", "mixtral-8x7b", nullptr},
+    {"Maverick", "llama4-maverick", nullptr},  // no Llama 4 row in the corpus today
+    {"Scout", "llama4-scout", nullptr},
 };
 // Declared structural assumption (the tables give PP and VP, not the layout): DeepSeek-V3's 61
 // layers are split by Megatron-Bridge's recipe layouts (recalled from its deepseek_v3 recipe, whose
