@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -393,6 +394,28 @@ TEST_CASE("torchtitan rows on Trainium run TorchTitan Neuron on the trn2 / trn3 
   CHECK(c.workload.checkpointing == Checkpointing::OpSelective);  // the row's policy, not the profile's
   CHECK(c.workload.execution == "eager");                        // the row says eager
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("torchtitan rows on hardware no corpus row names yet map to its files", "[validation]") {
+  // Llama 3.1 8B on 8 GPUs (TP 1, FSDP 8, full AC), BF16, on each hardware cell.
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"H100 80GB SXM", "dgx-h100", "h100"},     {"A100 40GB SXM", "p4d.24xlarge", "a100"},
+      {"B300 (DGX)", "dgx-b300", "blackwell"}, {"GB300 NVL72", "gb300-nvl72", "blackwell"}};
+  for (const auto& [hardware, file, family] : cases) {
+    const std::map<std::string, std::string> cells = {
+        {"source_id", "synthetic"}, {"model", "Llama 3.1 8B"}, {"seq_len", "8192"}, {"hardware", hardware},
+        {"gpus", "8"}, {"tp", "1"}, {"pp", "1"}, {"cp", "1"}, {"micro_batch", "1"}, {"global_batch", "8"},
+        {"precision", "bf16"}, {"recompute", "full AC"}, {"measured_value", "1000"}, {"unit", "tokens/s/GPU"},
+        {"measured_quantity", "tokens_per_sec_per_gpu"}};
+    const std::string dir = corpus_with_row("torchtitan.csv", cells);
+    const auto v = load_dataset("torchtitan", dir);
+    const auto& c = row(v, static_cast<int>(CsvTable::load(dir + "/torchtitan.csv").rows()), Metric::TokensPerSPerGpu);
+    INFO(hardware << ": " << c.not_expressible);
+    REQUIRE(c.has_workload);
+    CHECK(c.workload.hw == file);
+    CHECK(c.family == family);
+    std::filesystem::remove_all(dir);
+  }
 }
 
 TEST_CASE("an unreadable row is not expressible with the cell named and the rest of its table still loads", "[validation]") {

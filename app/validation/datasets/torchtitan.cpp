@@ -41,7 +41,10 @@
 // Workload::bf16_layers. Trainium rows (none in the corpus yet; hardware "Trn2", "Trainium3", an
 // "UltraServer"): TorchTitan Neuron over TorchNeuron (Neuron 2.33), on trn2 / trn2u / trn3 / trn3u
 // with the torchneuron profile (compiled unless the row says eager), a "GPU" being a rank (a
-// logical NeuronCore at the file's default LNC), family trainium.
+// logical NeuronCore at the file's default LNC), family trainium. Hardware no corpus row names yet
+// (session 33): any other H100 is an 80 GB SXM part in an 8-GPU NVLink node (dgx-h100), an A100
+// 40GB is a p4d.24xlarge, a B300 a DGX B300 and a GB300 the GB300 NVL72 (a power-limited B300, like
+// the B200, not expressible).
 // A100 80GB: p4de.24xlarge (8 x A100 80GB, 400 Gb/s EFA per node), a declared assumption for
 // every A100 row: the page names no cluster. Evidence: its two Llama 2 70B rows run at the same
 // rate (355 tokens/s/GPU at micro-batch 1 with per-op selective AC, 353 at micro-batch 2 with full
@@ -114,9 +117,13 @@ std::string blackwell_by_memory(double device_gib) {
 std::pair<std::string, std::string> titan_hw(const std::string& cell, double device_gib) {
   if (contains(cell, "H100") && contains(cell, "HBM2e")) return {"grand-teton-h100-96gb", "h100_500w"};
   if (contains(cell, "H200")) return {"p5en.48xlarge", "h100"};
+  if (contains(cell, "H100")) return {"dgx-h100", "h100"};  // an 80 GB SXM part in an 8-GPU NVLink node
   if (contains(cell, "A100 80GB")) return {"p4de.24xlarge", "a100"};  // see the header
+  if (contains(cell, "A100 40GB")) return {"p4d.24xlarge", "a100"};
   if (contains(cell, "GB200")) return {"gb200-nvl72", "blackwell"};  // before "B200", which it contains
+  if (contains(cell, "GB300")) return {"gb300-nvl72", "blackwell"};  // before "B300"
   if (contains(cell, "B200")) return {contains(cell, "power limited") ? "" : "dgx-b200", "blackwell"};
+  if (contains(cell, "B300")) return {contains(cell, "power limited") ? "" : "dgx-b300", "blackwell"};
   if (contains(cell, "Blackwell") && contains(cell, "SKU not stated") && device_gib > 0) return {blackwell_by_memory(device_gib), "blackwell"};
   // TorchTitan Neuron (Neuron 2.33) on Trainium: the instance, or its UltraServer; a rank ("GPU")
   // is a logical NeuronCore at the hw file's default LNC, as torchrun counts them.
