@@ -3,6 +3,7 @@
 // wrong mapping cannot pass silently; and the corpus accounting (every row counted).
 #include <catch2/catch.hpp>
 
+#include "scenario.hpp"
 #include "step_graph.hpp"
 
 #include <algorithm>
@@ -463,15 +464,53 @@ TEST_CASE("an unreadable row is not expressible with the cell named and the rest
   last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
   CHECK(row(v, last, Metric::TokensPerSPerGpu).not_expressible.find("parallel degree below 1") != std::string::npos);
   std::filesystem::remove_all(dir);
-  // AWS Neuron: a row of another instance is not mapped onto trn1 (the adapter's 32 cores per node).
+  // AWS Neuron: a row of an instance that is no Trainium is not mapped onto trn1's cores.
   dir = corpus_with_row("aws_neuron_trn1_training.csv",
-                        {{"model", "Llama-3.1-8B"}, {"instance_type", "trn2.48xlarge"}, {"nodes", "1"}, {"TP", "4"},
+                        {{"model", "Llama-3.1-8B"}, {"instance_type", "inf2.48xlarge"}, {"nodes", "1"}, {"TP", "4"},
                          {"PP", "1"}, {"micro_batch", "1"}, {"global_batch_seqs", "64"}, {"precision", "BF16"},
                          {"throughput_seq_per_s", "10"}, {"neuron_sdk_version", "2.33"}});
   v = load_dataset("aws_neuron_trn1", dir);
   last = static_cast<int>(CsvTable::load(dir + "/aws_neuron_trn1_training.csv").rows());
-  CHECK(row(v, last, Metric::ClusterSeqPerS).not_expressible.find("instance \"trn2.48xlarge\"") == 0);
+  CHECK(row(v, last, Metric::ClusterSeqPerS).not_expressible.find("instance \"inf2.48xlarge\"") == 0);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("Neuron table rows on Trainium2 and Trainium3 run on their files with their cores and stack", "[validation]") {
+  // The trn1 table's format with rows of later instances (none in the corpus yet): Llama 3.1 8B.
+  struct Case {
+    std::string instance, library, hw, execution, blocker;
+    int64_t dp;
+  };
+  const std::vector<Case> cases = {
+      // NxD on one trn2.48xlarge: 64 logical cores at LNC 2, TP 32 leaves DP 2; torch-xla lazy tracing.
+      {"trn2.48xlarge", "NeuronX Distributed (NxD)", "trn2.48xlarge", "lazy", "", 2},
+      {"trn2u.48xlarge (UltraServer)", "NeuronX Distributed (NxD)", "trn2u.48xlarge", "lazy", "", 2},
+      // TorchTitan Neuron: the torchneuron profile (compiled).
+      {"trn3.48xlarge", "TorchTitan Neuron", "trn3.48xlarge", "compiled", "", 2},
+      // NxD (torch-xla) never ran on Trainium3.
+      {"trn3.48xlarge", "NeuronX Distributed (NxD)", "", "", "PyTorch/XLA ended", 0}};
+  for (const auto& k : cases) {
+    const std::string dir = corpus_with_row(
+        "aws_neuron_trn1_training.csv",
+        {{"model", "Llama-3.1-8B"}, {"library", k.library}, {"instance_type", k.instance}, {"nodes", "1"}, {"TP", "32"},
+         {"PP", "1"}, {"micro_batch", "1"}, {"global_batch_seqs", "64"}, {"precision", "BF16 FP32Optimizer"},
+         {"throughput_seq_per_s", "10"}, {"neuron_sdk_version", "2.29"}});
+    const auto v = load_dataset("aws_neuron_trn1", dir);
+    const auto& c = row(v, static_cast<int>(CsvTable::load(dir + "/aws_neuron_trn1_training.csv").rows()), Metric::ClusterSeqPerS);
+    INFO(k.instance << " / " << k.library << ": " << c.not_expressible);
+    if (k.blocker.empty()) {
+      REQUIRE(c.has_workload);
+      CHECK(c.workload.hw == k.hw);
+      CHECK(c.workload.dp == k.dp);
+      CHECK(c.gpus == 64);
+      CHECK(c.family == "trainium");
+      CHECK(make_scenario(c.workload, true).hw.host.execution == parse_execution(k.execution));
+    } else {
+      CHECK_FALSE(c.has_workload);
+      CHECK(c.not_expressible.find(k.blocker) != std::string::npos);
+    }
+    std::filesystem::remove_all(dir);
+  }
 }
 
 TEST_CASE("build_row: a configuration error becomes the row's reason and success leaves the row as built", "[validation]") {

@@ -1,7 +1,12 @@
 // neuron_trn1.cpp — the validation adapter of one dataset (dataset_common.hpp has the rules).
-// AWS Neuron docs' trn1 training tables. One rule for the layout: DP = nodes x 32 / (TP x PP)
+// AWS Neuron docs' trn1 training tables. One rule for the layout: DP = nodes x cores / (TP x PP)
 // (the docs' definition; some rows print a DP that does not multiply out). Instance: the
-// docs never say trn1 or trn1n; trn1.32xlarge (the slower network) is assumed for all.
+// docs never say trn1 or trn1n; trn1.32xlarge (the slower network) is assumed for all. Rows of
+// the same table format on Trainium2 / Trainium3 (none in the corpus yet) run on the trn2 / trn2u /
+// trn3 / trn3u files, with the cores a node has at its default LNC (64 logical NeuronCores: the
+// ranks torchrun and the docs count): NxD / NeMo rows as torch-xla (lazy, the file's trace cost;
+// not on Trainium3, which came after PyTorch/XLA ended with Neuron 2.30), TorchTitan / TorchNeuron
+// rows with the torchneuron profile.
 // Per-stack facts (frameworks.md §4, §5, §7):
 //   All rows: torch-xla (lazy tensors), one traced graph per micro-step, run asynchronously
 //     while the host traces the next (the hw file's host.trace_us, fitted for the family).
@@ -28,6 +33,27 @@
 #include "trnsim/json_reader.hpp"
 
 namespace trnsim::datasets {
+namespace {
+// The hw file a row's instance runs on, whether it runs torch-xla (lazy tracing), or why it cannot.
+struct Instance {
+  std::string hw;
+  bool xla = true;
+  std::string not_expressible;
+};
+Instance instance_of(const std::string& cell, const std::string& library) {
+  const bool torchneuron = contains(library, "TorchTitan") || contains(library, "TorchNeuron");
+  const bool ultra = contains(cell, "trn2u") || contains(cell, "trn3u") || contains(cell, "UltraServer");
+  if (cell.empty() || contains(cell, "trn1")) return {"trn1.32xlarge", true, ""};
+  if (contains(cell, "trn2")) return {ultra ? "trn2u.48xlarge" : "trn2.48xlarge", !torchneuron, ""};
+  if (contains(cell, "trn3")) {
+    if (!torchneuron)
+      return {"", false, "NxD / NeMo (torch-xla) on Trainium3: PyTorch/XLA ended with Neuron 2.30, before Trainium3"};
+    return {ultra ? "trn3u.48xlarge" : "trn3.48xlarge", false, ""};
+  }
+  return {"", false, "instance \"" + cell + "\": not a Trainium instance (trn1, trn2, trn3) this adapter maps"};
+}
+}  // namespace
+
 std::vector<ValidationCase> neuron_trn1(const std::string& file) {
   const CsvTable t = CsvTable::load(file);
   std::vector<ValidationCase> out;
@@ -37,7 +63,9 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
     const std::string prec = t.at(r, "precision");
     const int64_t nodes = inum(t, r, "nodes"), tp = inum(t, r, "TP"), pp = inum(t, r, "PP");
     const int64_t mb = inum(t, r, "micro_batch"), gb = inum(t, r, "global_batch_seqs");
-    const int64_t dp = tp > 0 && pp > 0 ? nodes * 32 / (tp * pp) : 0;
+    const Instance inst = instance_of(t.at(r, "instance_type"), t.at(r, "library"));
+    const int64_t cores = inst.hw.empty() ? 32 : cores_per_node_of(inst.hw);
+    const int64_t dp = tp > 0 && pp > 0 ? nodes * cores / (tp * pp) : 0;
     ValidationCase c;
     c.dataset = "aws_neuron_trn1";
     c.row = static_cast<int>(r + 1);
@@ -46,18 +74,18 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
     c.quantity = Metric::ClusterSeqPerS;
     c.measured = num(t, r, "throughput_seq_per_s");
     c.label = fmt::format("{} {} nodes TP{} PP{} SDK {}", name, nodes, tp, pp, t.at(r, "neuron_sdk_version"));
-    c.gpus = nodes * 32, c.tp = tp, c.pp = pp;
+    c.gpus = nodes * cores, c.tp = tp, c.pp = pp;
     ModelSpec m;
     int64_t seq = 0;
     Workload w;
-    // The tables' rows are trn1 (instance "trn1.32xlarge/trn1n.32xlarge" or not stated); a row of
-    // another instance, or one whose degrees cannot split the nodes' 32 cores each, is not mapped.
-    const std::string instance = t.at(r, "instance_type");
-    if (!instance.empty() && !contains(instance, "trn1")) {
-      c.not_expressible = "instance \"" + instance + "\": this adapter maps the trn1 tables' rows (trn1.32xlarge / trn1n.32xlarge)";
+    // A row of an instance trnsim has no file for, or whose degrees cannot split the nodes' cores,
+    // is not mapped.
+    if (!inst.not_expressible.empty()) {
+      c.not_expressible = inst.not_expressible;
       out.push_back(c);
       return;
     }
+    if (inst.hw != "trn1.32xlarge") c.label += " on " + inst.hw;
     if (nodes < 1 || tp < 1 || pp < 1 || dp < 1) {
       c.not_expressible = "published layout inconsistent: a node count or parallel degree below 1, or TP x PP above the cores";
       out.push_back(c);
@@ -72,6 +100,9 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
     } else if (contains(name, "175B")) {
       m = megatron_gpt("gpt3-175b", 96, 12288, 96, 49152, 2048, 50257);
       seq = 2048;
+    } else if (contains(name, "405B")) {
+      m = llama3("llama3.1-405b", 126, 16384, 128, 53248);
+      seq = 8192;
     } else if (contains(name, "8B")) {
       m = llama3("llama3.1-8b", 32, 4096, 32, 14336);
       seq = 8192;
@@ -88,10 +119,10 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
     // of weights per 16 GB NeuronCore; the next version of the table gives the same figure at
     // TP 32 x PP 8).
     if (c.not_expressible.empty() && contains(t.at(r, "notes"), "PP not stated") &&
-        states_exceed_hbm(m, 2.0, tp, "trn1.32xlarge"))
+        states_exceed_hbm(m, 2.0, tp, inst.hw))
       c.not_expressible = fmt::format("published layout inconsistent: TP {} with the pipeline degree not stated cannot hold the model's BF16 weights", tp);
     if (c.not_expressible.empty()) build_row(c, [&] {
-      w = workload(file, r, m, "trn1.32xlarge", nodes, tp, pp, dp, mb, gb, seq);
+      w = workload(file, r, m, inst.hw, nodes, tp, pp, dp, mb, gb, seq);
       if (contains(prec, "FP32Optimizer")) {
         w.precision = Precision::MixedBF16;
       } else if (prec == "FP32") {
@@ -100,7 +131,9 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
       } else {
         w.precision = Precision::BF16_SR;
       }
-      if (contains(name, "BERT")) {
+      if (!inst.xla) {
+        w = with_stack(w, stack_profile("torchneuron"));  // TorchTitan Neuron: FSDP2, compiled by default
+      } else if (contains(name, "BERT")) {
         w.checkpointing = Checkpointing::None;
         w.fused_qkv = false;  // HF BertSelfAttention: separate query / key / value Linear layers
       } else if (contains(name, "Llama")) {
@@ -112,6 +145,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
         w.checkpointing = contains(name, "175B") ? Checkpointing::Selective : Checkpointing::Full;
         w.sequence_parallel = contains(t.at(r, "library"), "NeMo");
       }
+      if (inst.xla && inst.hw != "trn1.32xlarge") w.execution = "lazy";  // torch-xla on Trainium2 (the file's default is TorchNeuron's)
       c.has_workload = true;
       c.workload = w;
       c.model = m;
