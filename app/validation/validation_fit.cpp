@@ -97,7 +97,7 @@ std::vector<std::string> family_hw_files(const std::string& family) {
   if (family == "trainium")
     return {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge", "trn2u.48xlarge", "trn3.48xlarge", "trn3u.48xlarge"};
   if (family == "gaudi") return {"dl1.24xlarge"};
-  if (family == "a100") return {"p4d.24xlarge", "p4de.24xlarge", "dgx-a100-80g", "vtrain-a100"};
+  if (family == "a100") return {"p4d.24xlarge", "p4de.24xlarge", "dgx-a100-40g", "dgx-a100-80g", "vtrain-a100"};
   if (family == "h100") return {"dgx-h100", "dgx-h200", "p5.48xlarge", "p5en.48xlarge"};
   if (family == "h100_500w") return {"grand-teton-h100-96gb"};
   if (family == "blackwell") return {"dgx-b200", "p6-b200.48xlarge", "gb200-nvl72", "dgx-b300", "gb300-nvl72"};

@@ -419,6 +419,37 @@ TEST_CASE("torchtitan rows on hardware no corpus row names yet map to its files"
   }
 }
 
+TEST_CASE("llm-foundry rows map their hardware cell to its file and family", "[validation]") {
+  // MPT-7B at 2,048 tokens on 8 GPUs (FSDP), as the README's other sections would list it.
+  const std::vector<std::tuple<std::string, std::string, std::string, std::string>> cases = {
+      {"A100 80GB (1600 Gbps RoCE node-node)", "amp_bf16", "dgx-a100-80g", "a100"},
+      {"A100 40GB (1600 Gbps RoCE node-node)", "amp_bf16", "dgx-a100-40g", "a100"},
+      {"H100 80GB (3200 Gbps RoCE node-node)", "amp_fp8", "dgx-h100", "h100"},
+      {"TPU v5e", "amp_bf16", "", ""}};
+  for (const auto& [hardware, precision, file, family] : cases) {
+    const std::string dir = corpus_with_row(
+        "llmfoundry_mpt_2023_07_a100_80gb.csv",
+        {{"source_id", "synthetic"}, {"model", "MPT-7b"}, {"layers", "32"}, {"hidden", "4096"}, {"heads", "32"},
+         {"ffn", "16384"}, {"vocab", "50368"}, {"seq_len", "2048"}, {"hardware", hardware}, {"gpus", "8"}, {"tp", "1"},
+         {"pp", "1"}, {"micro_batch", "8"}, {"global_batch", "512"}, {"precision", precision},
+         {"recompute", "none"}, {"measured_value", "3000"}});
+    const auto v = load_dataset("llmfoundry", dir);
+    const auto& c = row(v, static_cast<int>(CsvTable::load(dir + "/llmfoundry_mpt_2023_07_a100_80gb.csv").rows()),
+                        Metric::TokensPerSPerGpu);
+    INFO(hardware << ": " << c.not_expressible);
+    if (file.empty()) {
+      CHECK_FALSE(c.has_workload);
+      CHECK(c.not_expressible.find("hardware \"TPU v5e\"") == 0);
+    } else {
+      REQUIRE(c.has_workload);
+      CHECK(c.workload.hw == file);
+      CHECK(c.family == family);
+      CHECK((c.workload.precision == Precision::FP8) == (precision == "amp_fp8"));
+    }
+    std::filesystem::remove_all(dir);
+  }
+}
+
 TEST_CASE("an unreadable row is not expressible with the cell named and the rest of its table still loads", "[validation]") {
   // torchtitan: a GPU count written as text (a CsvCellError from the number reader).
   const std::map<std::string, std::string> titan = {

@@ -9,6 +9,9 @@
 // positions over the row's sequence, vocabulary 50368, tied embeddings, no dropout; the table's
 // parameter counts include biases, so the blocks keep Megatron GPT's biases. Hardware: the DGX
 // A100 80GB of Korthikanti's runs (8 x 200 Gb/s = 1600 Gbps per node, as the table's cluster).
+// The README's other sections (none in the corpus yet) by their hardware cell: "A100 40GB" the DGX
+// A100 40GB (the same 1600 Gbps), "H100 80GB" the DGX H100 (3200 Gbps), FP8 rows as Transformer
+// Engine's delayed scaling (Composer's amp_fp8).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +20,15 @@
 #include "scenario.hpp"
 
 namespace trnsim::datasets {
+namespace {
+// The hardware cell as a hw file and family; empty: not expressible.
+std::pair<std::string, std::string> foundry_hw(const std::string& cell) {
+  if (contains(cell, "H100")) return {"dgx-h100", "h100"};
+  if (contains(cell, "A100 40GB")) return {"dgx-a100-40g", "a100"};
+  if (contains(cell, "A100")) return {"dgx-a100-80g", "a100"};
+  return {"", "unknown"};
+}
+}  // namespace
 
 std::vector<ValidationCase> llmfoundry(const std::string& file) {
   const CsvTable t = CsvTable::load(file);
@@ -28,21 +40,24 @@ std::vector<ValidationCase> llmfoundry(const std::string& file) {
     c.dataset = "llmfoundry";
     c.row = static_cast<int>(r + 1);
     c.model_name = model;
-    c.family = "a100";
+    const auto [hw, family] = foundry_hw(t.at(r, "hardware"));
+    c.family = family;
     c.quantity = Metric::TokensPerSPerGpu;
     c.measured = num(t, r, "measured_value");
     c.label = fmt::format("{} seq {} {} GPUs mb{} {}", model, seq, gpus, t.at(r, "micro_batch"),
                           contains(rec, "full") ? "full AC" : "no AC");
     if (inum(t, r, "tp") != 1 || inum(t, r, "pp") != 1) c.not_expressible = "llm-foundry 2023 rows are FSDP only";
+    if (hw.empty()) c.not_expressible = "hardware \"" + t.at(r, "hardware") + "\": no file (A100 40GB / 80GB, H100 80GB)";
     if (c.not_expressible.empty()) build_row(c, [&] {
       ModelSpec m = megatron_gpt(model, inum(t, r, "layers"), inum(t, r, "hidden"), inum(t, r, "heads"), inum(t, r, "ffn"),
                                  seq, inum(t, r, "vocab"));
       m.dropout = 0;
       const int64_t per_node = std::min<int64_t>(8, gpus);
-      Workload w = workload(file, r, m, "dgx-a100-80g", std::max<int64_t>(1, gpus / per_node), 1, 1, gpus,
+      Workload w = workload(file, r, m, hw, std::max<int64_t>(1, gpus / per_node), 1, 1, gpus,
                             inum(t, r, "micro_batch"), inum(t, r, "global_batch"), seq);
       if (gpus < per_node) w.cores_per_node = gpus;
-      w.precision = Precision::MixedBF16;
+      w.precision = contains(t.at(r, "precision"), "fp8") ? Precision::FP8 : Precision::MixedBF16;
+      if (w.precision == Precision::FP8) w.fp8_recipe = Fp8Recipe::Delayed;  // TE's DelayedScaling (amp_fp8)
       w = with_stack(w, stack_profile("llm-foundry"));
       w.checkpointing = contains(rec, "full") ? Checkpointing::Full : Checkpointing::None;
       c.has_workload = true;
