@@ -40,8 +40,9 @@ std::vector<ValidationCase> llmfoundry(const std::string& file) {
     c.dataset = "llmfoundry";
     c.row = static_cast<int>(r + 1);
     c.model_name = model;
-    const auto [hw, family] = foundry_hw(t.at(r, "hardware"));
-    c.family = family;
+    const auto hw_family = foundry_hw(t.at(r, "hardware"));  // not a structured binding: the lambda below captures it
+    const std::string hw = hw_family.first;
+    c.family = hw_family.second;
     c.quantity = Metric::TokensPerSPerGpu;
     c.measured = num(t, r, "measured_value");
     c.label = fmt::format("{} seq {} {} GPUs mb{} {}", model, seq, gpus, t.at(r, "micro_batch"),
