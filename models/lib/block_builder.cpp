@@ -64,11 +64,13 @@ struct Emitter {
     Section& operator=(const Section&) = delete;
   };
 
-  void compute(Op o, bool core = false) {
+  // A compute op of this emitter's block: its label under the block's prefix, the section's part.
+  Op own(Op o) const {
     o.label = prefix + o.label;
     o.part = part;
-    out.push_back({std::move(o), Role::Compute, core});
+    return o;
   }
+  void compute(Op o, bool core = false) { out.push_back({own(std::move(o)), Role::Compute, core}); }
   // `low`: the region's input was quantized before entering it; with SP its all-gather moves
   // the low-precision copy (TE gathers FP8 inputs), its backward reduce-scatter BF16 gradients.
   void tp_boundary(Role role, const std::string& name, bool low = false) {
@@ -285,12 +287,10 @@ struct Emitter {
       Op pv = ops::gemm("flash.context", b * a, sq, n, dv, c.dt);
       pv.onchip_in = true;
       pv.attention_kernel = c.w.attention_kernel;
-      qk.label = prefix + qk.label, sm.label = prefix + sm.label, pv.label = prefix + pv.label;
       qk.fused_attention = sm.fused_attention = pv.fused_attention = true;
-      qk.part = sm.part = pv.part = part;
-      out.push_back({std::move(qk), Role::Compute, true, true});
-      out.push_back({std::move(sm), Role::Compute, true, false});
-      out.push_back({std::move(pv), Role::Compute, true, false});
+      out.push_back({own(std::move(qk)), Role::Compute, true, true});
+      out.push_back({own(std::move(sm)), Role::Compute, true, false});
+      out.push_back({own(std::move(pv)), Role::Compute, true, false});
       out.back().ring_bwd_bytes = ring * 2.0;  // K/V again and their gradients
       return;
     }
