@@ -354,8 +354,13 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     b.temporary = std::max(in.largest_output, loss_output) + again;
     // Eager PyTorch's loss (torchtitan: F.cross_entropy(pred.float(), labels)) materialises the FP32
     // upcast of the logits beside log_softmax's FP32 output: one more FP32 copy at the loss. A fused
-    // or compiled loss does not.
-    if (last && w.loss() == Workload::LossKernel::Eager) b.temporary += fp32_logits;
+    // or compiled loss does not. Run vocabulary-parallel over TP (DTensor's loss_parallel), eager
+    // log-softmax is not ATen's one kernel but its decomposition into separate ops, and its backward
+    // (nll and log-softmax fused into one Python function) holds four FP32 copies of the local
+    // logits at once where ATen's kernels hold three: the saved log-softmax, the scattered target
+    // gradient, exp(log-softmax) times the incoming gradient, and their sum (docs/stacks.md).
+    if (last && w.loss() == Workload::LossKernel::Eager)
+      b.temporary += fp32_logits * (w.loss_parallel && w.tp > 1 ? 2.0 : 1.0);
     out.push_back(b);
   }
   return out;

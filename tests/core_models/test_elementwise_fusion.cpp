@@ -107,6 +107,27 @@ TEST_CASE("an eager loss holds one more FP32 copy of the logits on the last stag
   CHECK(me.activations.base() == Approx(mf.activations.base()));
 }
 
+TEST_CASE("an eager vocabulary-parallel loss holds four FP32 copies of the local logits, not three", "[fusion][memory]") {
+  // DTensor's loss_parallel runs log-softmax as separate ops and fuses nll and log-softmax backward
+  // into one function: the saved log-softmax, the scattered target gradient, exp(log-softmax) x
+  // the incoming gradient and their sum are alive together; ATen's kernels (TP 1) hold three.
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  auto at_tp = [&](int64_t tp, bool fused, bool loss_parallel) {
+    Workload w = test::workload("llama3.1-8b", "dgx-h100", 1, tp, 1, 8 / tp, 1, 8 / tp, 2048);
+    w.precision = Precision::MixedBF16;
+    w.attention = Attention::Flash;
+    w.fused_qkv = w.fused_gate_up = false;
+    w.fused_elementwise = fused;
+    w.loss_parallel = loss_parallel;
+    return memory_per_stage(m, w, build_step_plan(m, w)).back().temporary.base();
+  };
+  const double local = 2048.0 * static_cast<double>((m.vocab + 3) / 4);  // TP 4's vocabulary shard
+  CHECK(at_tp(4, false, true) - at_tp(4, true, true) == Approx(2 * 4.0 * local));   // 4 copies against the fused loss's 2
+  CHECK(at_tp(1, false, true) - at_tp(1, true, true) == Approx(4.0 * 2048.0 * static_cast<double>(m.vocab)));  // ATen: 3 against 2
+  // A replicated loss (loss_parallel false) runs ATen's kernels on the whole vocabulary.
+  CHECK(at_tp(4, false, false) - at_tp(4, true, false) == Approx(4.0 * 2048.0 * static_cast<double>(m.vocab)));
+}
+
 TEST_CASE("a compiled loss keeps the BF16 logits and writes no FP32 copy of them", "[fusion][memory]") {
   // torch.compile of the loss (torchtitan 2025): one kernel keeps the BF16 logits for backward
   // instead of the FP32 log-softmax, and its largest output is their BF16 gradient.
