@@ -311,6 +311,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.fp32_grads = w.precision == Precision::FP32 || st.fp32_grads;
     w.fsdp_shard = st.fsdp_shard;
     w.loss_parallel = st.loss_parallel;
+    w.sp_saves_gathered_inputs = st.sp_saves_gathered_inputs;
     w.execution = st.execution;
     w.schedule = st.schedule;
     w.pp_scatter_gather = w.tp > 1 && st.pp_scatter_gather;

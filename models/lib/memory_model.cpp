@@ -118,7 +118,10 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w) {
     return Bytes(el * 2 * sbh / (w.sequence_parallel ? t : 1.0));
   }
   if (w.checkpointing == Checkpointing::Selective) core = 0;  // attention core recomputed
-  double total = (w.sequence_parallel ? outside / t : outside) + inside / t + core / t + latents;
+  // The attention and MLP inputs: sharded with Megatron's SP, whole under DTensor's, which saves
+  // what it all-gathered (Workload::sp_saves_gathered_inputs).
+  const double gathered = w.sequence_parallel && w.sp_saves_gathered_inputs ? lq * (2 * sbh + 2 * sbh) : 0.0;
+  double total = (w.sequence_parallel ? (outside - gathered) / t + gathered : outside) + inside / t + core / t + latents;
   return Bytes(el * total);
 }
 
@@ -145,8 +148,10 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w, int64_t laye
   const double outside_t = w.sequence_parallel ? t : 1.0;
   if (w.checkpointing == Checkpointing::Full) return Bytes(el * 2 * sbh / outside_t);  // the layer input
   const double lq = saved_input_scale(w);
-  // Every kind keeps its norm input and the (quantized) input of its first linear layer.
+  // Every kind keeps its norm input and the (quantized) input of its first linear layer, whole
+  // under DTensor's SP (Workload::sp_saves_gathered_inputs).
   double outside = 2 * sbh + 2 * sbh * lq, inside = 0;
+  const double gathered = w.sequence_parallel && w.sp_saves_gathered_inputs ? 2 * sbh * lq : 0.0;
   switch (m.kind(layer)) {
     case LayerKind::Mamba: {
       // in_proj output (z, x, B, C, dt), conv output, the scan's output y, FP32 chunk states, the
@@ -174,7 +179,7 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Workload& w, int64_t laye
     default:
       inside = s * b * static_cast<double>(m.ffn) * ((gated(m.activation) ? 4 : 2) + 2 * lq);
   }
-  return Bytes(el * (outside / outside_t + inside / t));
+  return Bytes(el * ((outside - gathered) / outside_t + gathered + inside / t));
 }
 
 // Chunk-micro-batches whose activations a pipeline rank holds at its peak. GPipe: every
@@ -338,6 +343,11 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     const bool compiled_loss = w.loss() == Workload::LossKernel::Compiled;
     const Bytes fp32_logits(4.0 * logit_elements), kept_logits(compiled_loss ? 2.0 * logit_elements : 4.0 * logit_elements);
     if (last) b.activations += kept_logits * static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
+    // DTensor's SP saves the LM head's all-gathered input (BF16, FP32 in FP32 runs), the whole sequence (outside any
+    // checkpointed block); Megatron's sequence shard of it (1/tp) is small and not counted.
+    if (last && w.sequence_parallel && w.sp_saves_gathered_inputs && w.tp > 1)
+      b.activations += Bytes(activation_scale(w) * 2.0 * static_cast<double>(w.micro_batch * (w.seq_len / w.cp) * m.hidden)) *
+                       static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
     // Multi-token prediction on the last stage: each module's block (as the last layer), its norm
     // and projection inputs (the two normalised halves and their concatenation), and its own FP32 logits.
     if (last && m.mtp_layers > 0) {

@@ -145,6 +145,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     w.fsdp_shard = p.choice_or("fsdp_shard", "separate", {"separate", "master"}) == "master" ? Workload::FsdpShard::Master
                                                                                             : Workload::FsdpShard::Separate;
     w.loss_parallel = p.boolean_or("loss_parallel", true);
+    w.sp_saves_gathered_inputs = p.boolean_or("sp_saves_gathered_inputs", false);
     w.fsdp_reshard_after_forward = p.boolean_or("fsdp_reshard_after_forward", true);
     w.fsdp_prefetch = p.integer_or("fsdp_prefetch", 1, 0, 8);
     // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch. ZeRO-3 may
@@ -345,9 +346,14 @@ std::string workload_to_json(const Workload& w) {
   if (w.moe_dispatcher == Workload::MoeDispatcher::PerDomain) j["parallel"]["moe_dispatcher"] = moe_dispatcher_name(w);
   if (w.moe_grouped_gemm == Workload::MoeGroupedGemm::PerExpert) j["parallel"]["moe_grouped_gemm"] = "per_expert";
   if (w.fsdp_shard == Workload::FsdpShard::Master) j["parallel"]["fsdp_shard"] = "master";
-  if (!w.loss_parallel) j["parallel"]["loss_parallel"] = false;
-  if (!w.fsdp_reshard_after_forward) j["parallel"]["fsdp_reshard_after_forward"] = false;
-  if (w.fsdp_prefetch != 1) j["parallel"]["fsdp_prefetch"] = w.fsdp_prefetch;
+  // Written when off their reader default, and always under a stack: a run's own value then
+  // survives the round trip where the profile sets another (the provenance pass below drops the
+  // fields the profile supplied at its value).
+  const bool stacked = !w.stack.empty();
+  if (!w.loss_parallel || stacked) j["parallel"]["loss_parallel"] = w.loss_parallel;
+  if (w.sp_saves_gathered_inputs || stacked) j["parallel"]["sp_saves_gathered_inputs"] = w.sp_saves_gathered_inputs;
+  if (!w.fsdp_reshard_after_forward || stacked) j["parallel"]["fsdp_reshard_after_forward"] = w.fsdp_reshard_after_forward;
+  if (w.fsdp_prefetch != 1 || stacked) j["parallel"]["fsdp_prefetch"] = w.fsdp_prefetch;
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   if (w.document_tokens > 0) j["batch"]["document_tokens"] = w.document_tokens;
   j["precision"] = to_string(w.precision);

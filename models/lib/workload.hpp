@@ -253,6 +253,12 @@ struct Workload {
   // and every TP rank holds and reduces the full-vocabulary logits (DTensor's default
   // ColwiseParallel output with Replicate layout).
   bool loss_parallel = true;
+  // Sequence parallelism as DTensor runs it (torchtitan, KempnerForge: PrepareModuleInput
+  // redistributes the norm's sequence-sharded output to Replicate before the column-parallel
+  // linears): autograd saves the all-gathered input of q / k / v, of gate / up and of the LM head,
+  // the whole sequence on every TP rank. false (Megatron): the linears save their sequence shard
+  // and gather it again in backward (Korthikanti et al. 2022). Memory only (memory_model.cpp).
+  bool sp_saves_gathered_inputs = false;
   PricePlan price_plan = PricePlan::OnDemand;
 
   int64_t devices() const { return tp * cp * pp * dp; }

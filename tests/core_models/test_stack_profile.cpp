@@ -28,6 +28,14 @@ Workload fsdp_llama8b() {
   w.attention = Attention::Flash;
   return w;
 }
+// Llama 3.1 8B at TP 4 with SP on one node (mixed BF16, flash, micro-batch 2 x 4096 tokens).
+Workload tp4_sp_llama8b() {
+  Workload w = test::workload("llama3.1-8b", "dgx-h100", 1, 4, 1, 2, 2, 8, 4096);
+  w.precision = Precision::MixedBF16;
+  w.sequence_parallel = true;
+  w.attention = Attention::Flash;
+  return w;
+}
 bool has(const std::vector<std::string>& v, const std::string& prefix) {
   return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
 }
@@ -175,10 +183,7 @@ TEST_CASE("fsdp_shard master: the FP32 shard is the master, BF16 exists only for
 
 TEST_CASE("loss_parallel false: logits all-gathered over TP, full-vocabulary loss and logits memory", "[stack][memory]") {
   const auto m = load_model_spec(model_path("llama3.1-8b"));
-  Workload w = test::workload("llama3.1-8b", "dgx-h100", 1, 4, 1, 2, 2, 8, 4096);
-  w.precision = Precision::MixedBF16;
-  w.sequence_parallel = true;
-  w.attention = Attention::Flash;
+  Workload w = tp4_sp_llama8b();
   const auto par = build_step_plan(m, w);
   const auto mp = memory_per_stage(m, w, par).front();
   CHECK(test::op_named(par, "head.ce_sum"));
@@ -197,6 +202,56 @@ TEST_CASE("loss_parallel false: logits all-gathered over TP, full-vocabulary los
   // FP32 logits kept for the loss: the full vocabulary instead of a quarter of it.
   const double shard = 4.0 * T * static_cast<double>((m.vocab + 3) / 4);
   CHECK((mr.activations - mp.activations).base() == Approx(4.0 * T * V - shard).epsilon(1e-9));
+}
+
+TEST_CASE("sp_saves_gathered_inputs: DTensor's SP keeps the all-gathered linear inputs whole", "[stack][memory]") {
+  // Megatron's SP saves each linear's sequence shard and gathers it again in backward (Korthikanti
+  // et al.: every tensor outside the TP regions / t); DTensor's (torchtitan) saves what it
+  // all-gathered: the attention and MLP inputs, 2sbh each, whole on every TP rank, and the LM
+  // head's BF16 input on the last stage.
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  Workload w = tp4_sp_llama8b();
+  const double sbh = 2.0 * 4096 * static_cast<double>(m.hidden), t = 4;
+  Workload dt = w;
+  dt.sp_saves_gathered_inputs = true;
+  const double extra = (2 * sbh + 2 * sbh) * (1 - 1 / t);
+  CHECK((layer_activation_bytes(m, dt) - layer_activation_bytes(m, w)).base() == Approx(extra));
+  // Low-precision linears save their FP8 input: half of it.
+  Workload w8 = w, dt8 = dt;
+  w8.precision = dt8.precision = Precision::FP8;
+  CHECK((layer_activation_bytes(m, dt8) - layer_activation_bytes(m, w8)).base() == Approx(extra / 2));
+  // Per stage: every layer's extra, and the head's gathered input on the last stage.
+  const auto plan = build_step_plan(m, w);
+  const auto mw = memory_per_stage(m, w, plan).back(), md = memory_per_stage(m, dt, plan).back();
+  CHECK((md.activations - mw.activations).base() == Approx(static_cast<double>(m.layers) * extra + 2 * sbh));
+  // Full recompute keeps the block input only (sharded either way); the recomputed layer holds
+  // the gathered inputs again.
+  w.checkpointing = dt.checkpointing = Checkpointing::Full;
+  CHECK(layer_activation_bytes(m, dt).base() == Approx(layer_activation_bytes(m, w).base()));
+  const auto fw = memory_per_stage(m, w, plan).back(), fd = memory_per_stage(m, dt, plan).back();
+  CHECK((fd.activations - fw.activations).base() == Approx(2 * sbh));
+  CHECK((fd.temporary - fw.temporary).base() == Approx(extra));
+  // Without SP the inputs are replicated already: no change.
+  w.sequence_parallel = dt.sequence_parallel = false;
+  w.checkpointing = dt.checkpointing = Checkpointing::None;
+  CHECK(layer_activation_bytes(m, dt).base() == Approx(layer_activation_bytes(m, w).base()));
+  // The field round-trips and the DTensor profiles set it.
+  CHECK(workload_from_json(base_workload(), "w.json", stack_lookup()).sp_saves_gathered_inputs);
+  auto j = base_workload();
+  j["parallel"]["sp_saves_gathered_inputs"] = false;
+  const Workload off = workload_from_json(j, "w.json", stack_lookup());
+  CHECK_FALSE(off.sp_saves_gathered_inputs);
+  CHECK_FALSE(workload_from_json(nlohmann::json::parse(workload_to_json(off)), "w.json", stack_lookup()).sp_saves_gathered_inputs);
+  // So does any profile field a run sets against its profile (KempnerForge keeps parameters
+  // gathered; this run reshards them).
+  auto k = base_workload();
+  k["stack"] = "kempnerforge";
+  k["parallel"]["fsdp_reshard_after_forward"] = true;
+  const Workload kf = workload_from_json(k, "w.json", stack_lookup());
+  CHECK(kf.fsdp_reshard_after_forward);
+  CHECK(workload_from_json(nlohmann::json::parse(workload_to_json(kf)), "w.json", stack_lookup()).fsdp_reshard_after_forward);
+  j["parallel"]["sp_saves_gathered_inputs"] = "yes";
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("sp_saves_gathered_inputs"));
 }
 
 TEST_CASE("FSDP schedule: reshard after forward and prefetch depth, in the graph and in memory", "[stack][memory][zero3]") {
