@@ -343,8 +343,9 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     const bool compiled_loss = w.loss() == Workload::LossKernel::Compiled;
     const Bytes fp32_logits(4.0 * logit_elements), kept_logits(compiled_loss ? 2.0 * logit_elements : 4.0 * logit_elements);
     if (last) b.activations += kept_logits * static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
-    // DTensor's SP saves the LM head's all-gathered input (BF16, FP32 in FP32 runs), the whole sequence (outside any
-    // checkpointed block); Megatron's sequence shard of it (1/tp) is small and not counted.
+    // DTensor's SP saves the LM head's all-gathered input (BF16, FP32 in FP32 runs), the whole
+    // sequence, outside any checkpointed block; Megatron's sequence shard of it (1/tp) is small and
+    // not counted.
     if (last && w.sequence_parallel && w.sp_saves_gathered_inputs && w.tp > 1)
       b.activations += Bytes(activation_scale(w) * 2.0 * static_cast<double>(w.micro_batch * (w.seq_len / w.cp) * m.hidden)) *
                        static_cast<double>(w.schedule == Schedule::GPipe ? b.in_flight : 1);
