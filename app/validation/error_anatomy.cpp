@@ -4,6 +4,7 @@
 #include "validation_case.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <string>
@@ -81,6 +82,53 @@ nlohmann::json family_anatomy(const std::vector<Row>& rows) {
 }
 
 }  // namespace
+
+bool release_before(const std::string& a, const std::string& b) {
+  auto numbers = [](const std::string& s) {
+    std::vector<long> n;
+    for (size_t i = 0; i < s.size();) {
+      if (!std::isdigit(static_cast<unsigned char>(s[i]))) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+      n.push_back(std::stol(s.substr(i, std::min<size_t>(j - i, 9))));
+      i = j;
+    }
+    return n;
+  };
+  const auto na = numbers(a), nb = numbers(b);
+  return na != nb ? na < nb : a < b;
+}
+
+nlohmann::json error_by_release(const nlohmann::json& rows) {
+  struct Acc {
+    int n = 0;
+    double signed_sum = 0, abs_sum = 0;
+  };
+  std::map<std::string, std::map<std::string, Acc>> acc;  // dataset -> release -> errors
+  for (const auto& r : rows) {
+    if (r.value("status", "") != "predicted" || !r.contains("error_pct") || !r.contains("release")) continue;
+    if (!is_performance_quantity(r.value("quantity", ""))) continue;
+    const double e = r["error_pct"].get<double>();
+    Acc& a = acc[r.value("dataset", "")][r["release"].get<std::string>()];
+    ++a.n, a.signed_sum += e, a.abs_sum += std::abs(e);
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [dataset, releases] : acc) {
+    if (releases.size() < 2) continue;
+    std::vector<std::string> names;
+    for (const auto& [name, a] : releases) names.push_back(name);
+    std::sort(names.begin(), names.end(), release_before);
+    for (const auto& name : names) {
+      const Acc& a = releases.at(name);
+      out.push_back({{"dataset", dataset}, {"release", name}, {"rows", a.n}, {"bias_pct", a.signed_sum / a.n},
+                     {"mean_abs_pct", a.abs_sum / a.n}});
+    }
+  }
+  return out;
+}
 
 nlohmann::json error_anatomy(const nlohmann::json& rows) {
   std::map<std::string, std::vector<Row>> by_family;

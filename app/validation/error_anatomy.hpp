@@ -22,4 +22,14 @@ namespace trnsim {
 // ("DeepSeekV3 (tokendrop)" counts as "DeepSeekV3").
 nlohmann::json error_anatomy(const nlohmann::json& rows);
 
+// Software releases: per dataset whose predicted performance rows name more than one release
+// (field release), per release in version order: {"dataset", "release", "rows", "bias_pct",
+// "mean_abs_pct"}. A release-blind model predicts one software state; a bias that moves with the
+// release is what the software changed, which no hardware or stack parameter should absorb.
+nlohmann::json error_by_release(const nlohmann::json& rows);
+
+// Version order of release names: by the numbers in them ("NeMo 24.07" < "NeMo 25.04.rc2" <
+// "NeMo 26.04" < "NeMo 26.04.01"; "SDK 2.9" < "SDK 2.10"), then by text.
+bool release_before(const std::string& a, const std::string& b);
+
 }  // namespace trnsim

@@ -249,6 +249,7 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
   }
   if (c.has_workload) j["layout"] = layout_text(c.workload);
   if (!c.recompute_note.empty()) j["recompute_note"] = c.recompute_note;  // how close no recompute came
+  if (!c.release.empty()) j["release"] = c.release;
   double pred = 0;
   std::string status;
   Workload used;
@@ -479,6 +480,7 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
   }
   v["ranking"] = ranking_quality(rows);
   v["error_anatomy"] = error_anatomy(rows);
+  v["error_by_release"] = error_by_release(rows);
   return v;
 }
 

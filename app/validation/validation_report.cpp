@@ -160,6 +160,20 @@ std::string error_anatomy_markdown(const nlohmann::json& anatomy) {
   }
   return o;
 }
+
+// The same rows by software release (error_by_release): where the bias moves with the release.
+std::string release_markdown(const nlohmann::json& by_release) {
+  if (by_release.empty()) return "";
+  std::string o =
+      "\n**By software release** (datasets whose predicted rows ran more than one): trnsim sees the "
+      "configuration, not the release, so a bias that moves with the release is what the software "
+      "changed between releases (kernels, recipes, defaults), not a hardware or stack parameter.\n\n"
+      "| dataset | release | rows | bias % | mean abs % |\n|---|---|---|---|---|\n";
+  for (const auto& r : by_release)
+    o += fmt::format("| {} | {} | {} | {:+.1f} | {:.1f} |\n", r["dataset"].get<std::string>(), r["release"].get<std::string>(),
+                     r["rows"].get<int>(), r["bias_pct"].get<double>(), r["mean_abs_pct"].get<double>());
+  return o;
+}
 }  // namespace
 
 std::string validation_markdown(const nlohmann::json& v) {
@@ -180,6 +194,7 @@ std::string validation_markdown(const nlohmann::json& v) {
   o += "## Per hardware family\n\n" + summary_table(v["by_family"], "family / kind");
   o += "\n## Per dataset and measured quantity\n\n" + summary_table(v["by_dataset"], "dataset / quantity");
   if (v.contains("error_anatomy")) o += error_anatomy_markdown(v["error_anatomy"]);
+  if (v.contains("error_by_release")) o += release_markdown(v["error_by_release"]);
   o += "\n## Calibration (per family, named hardware parameters only)\n\n"
        "| family | fitted parameters | calibration rows | RMS log residual at fit | applied to |\n|---|---|---|---|---|\n";
   for (auto it = v["calibration"].begin(); it != v["calibration"].end(); ++it) {

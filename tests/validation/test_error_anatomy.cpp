@@ -59,3 +59,37 @@ TEST_CASE("error anatomy: an iteration time is a throughput inverse and a family
   CHECK(all["f"]["repeat_floor_pct"].get<double>() == Approx((std::abs(g / 0.5 - 1) + std::abs(g / 0.4 - 1)) * 100 / 2));
   CHECK(error_anatomy(nlohmann::json::array()).empty());
 }
+
+TEST_CASE("error by release: per dataset with more than one release, in version order, by hand", "[validation][anatomy]") {
+  auto at = [](const char* dataset, const char* release, double e, const char* status = "predicted") {
+    nlohmann::json r = row("M", "TP1", 100, e, "tokens_per_s_per_gpu", status);
+    r["dataset"] = dataset;
+    r["release"] = release;
+    return r;
+  };
+  nlohmann::json rows = nlohmann::json::array();
+  rows.push_back(at("d", "NeMo 26.04.01", -30));
+  rows.push_back(at("d", "NeMo 24.07", +10));
+  rows.push_back(at("d", "NeMo 26.04", -10));
+  rows.push_back(at("d", "NeMo 26.04", +20));
+  rows.push_back(at("d", "NeMo 25.04.rc2", +5, "calibration"));  // calibration rows are not predictions
+  rows.push_back(at("one", "SDK 2.20.0", +3));                   // a dataset with one release: no table
+  rows.push_back(row("M", "TP1", 100, +50));                      // a row without a release: not counted
+  const auto t = error_by_release(rows);
+  REQUIRE(t.size() == 3);
+  CHECK(t[0]["release"] == "NeMo 24.07");
+  CHECK(t[1]["release"] == "NeMo 26.04");
+  CHECK(t[1]["rows"] == 2);
+  CHECK(t[1]["bias_pct"].get<double>() == Approx(5.0));
+  CHECK(t[1]["mean_abs_pct"].get<double>() == Approx(15.0));
+  CHECK(t[2]["release"] == "NeMo 26.04.01");
+  CHECK(t[2]["bias_pct"].get<double>() == Approx(-30.0));
+}
+
+TEST_CASE("release order: by the numbers in the name, then the text", "[validation][anatomy]") {
+  CHECK(release_before("NeMo 24.07", "NeMo 25.04.rc2"));
+  CHECK(release_before("NeMo 26.04", "NeMo 26.04.01"));
+  CHECK(release_before("SDK 2.9.0", "SDK 2.10.0"));
+  CHECK_FALSE(release_before("SDK 2.10.0", "SDK 2.9.0"));
+  CHECK_FALSE(release_before("NeMo 26.04", "NeMo 26.04"));
+}

@@ -118,6 +118,7 @@ TEST_CASE("AWS Neuron trn1 rows: Llama-3.1-8B on NxD, and the DP rule for a row 
   CHECK(c.measured == Approx(53.51));
   const auto& g = row(v, 42, Metric::ClusterSeqPerS);  // states TP32 PP8 DP1 on 32 nodes
   CHECK((g.workload.tp == 32 && g.workload.pp == 8 && g.workload.dp == 4));  // DP = 32 x 32 / (32 x 8)
+  CHECK(g.release.rfind("SDK 2.", 0) == 0);
   const auto& vit = row(v, 48, Metric::ClusterSeqPerS);  // ViT-Base fine-tuning
   CHECK_FALSE(vit.has_workload);
   CHECK(vit.not_expressible.find("vision") != std::string::npos);
@@ -132,6 +133,10 @@ TEST_CASE("NVIDIA NeMo rows name every missing feature", "[validation]") {
   CHECK(fp8.workload.fp8_recipe == Fp8Recipe::Delayed);
   CHECK(fp8.workload.hw == "dgx-h100");
   CHECK(fp8.family == "h100");
+  // The release each row ran, whatever the page's spelling of its container.
+  CHECK(fp8.release == "NeMo 24.07");
+  CHECK(row(v, 394, Metric::TokensPerSPerGpu).release == "NeMo 24.03.01");  // "NeMo24.03.01.framework"
+  CHECK(row(v, 412, Metric::TokensPerSPerGpu).release == "NeMo 25.04.rc2");
   const auto& fsdp = row(v, 188, Metric::TokensPerSPerGpu);  // LLAMA3_8B, FSDP 8, H100: Megatron-FSDP = ZeRO-3
   REQUIRE(fsdp.has_workload);
   CHECK(fsdp.workload.zero == 3);

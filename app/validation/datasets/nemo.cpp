@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -68,6 +69,21 @@ struct NemoPrecision {
   Precision precision;
   Fp8Recipe recipe;
 };
+// The release a container names, whatever the page's spelling: "NeMo24.03.01.framework" ->
+// "NeMo 24.03.01", "NeMo 26.04" stays; empty if the cell names none.
+std::string nemo_release(const std::string& container) {
+  size_t p = 0;
+  while (p < container.size() && !std::isdigit(static_cast<unsigned char>(container[p]))) ++p;
+  std::string v;
+  while (p < container.size()) {
+    if (std::isdigit(static_cast<unsigned char>(container[p])) || container[p] == '.') v += container[p++];
+    else if (container.compare(p, 2, "rc") == 0) v += "rc", p += 2;
+    else break;
+  }
+  while (!v.empty() && v.back() == '.') v.pop_back();
+  return v.empty() ? "" : "NeMo " + v;
+}
+
 // NeMo 24.x containers (24.03, 24.07) ran NeMo 1.x; later pages run Megatron-Bridge.
 bool nemo1_container(const std::string& container) { return contains(container, "24."); }
 
@@ -273,6 +289,7 @@ std::vector<ValidationCase> nemo(const std::string& file, NemoRows kind) {
     c.model_name = name;
     c.quantity = Metric::TokensPerSPerGpu;
     c.label = fmt::format("{} {} {} GPUs {}", name, sys, t.at(r, "num_gpus"), t.at(r, "container"));
+    c.release = nemo_release(t.at(r, "container"));
     const auto factor = contains(task, "long sequence") ? gpu_factor.find(sys) : gpu_factor.end();
     const int64_t k = factor != gpu_factor.end() ? factor->second : 1;
     const int64_t gpus = cell("num_gpus", 0) / k;

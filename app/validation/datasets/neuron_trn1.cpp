@@ -74,6 +74,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
     c.quantity = Metric::ClusterSeqPerS;
     c.measured = num(t, r, "throughput_seq_per_s");
     c.label = fmt::format("{} {} nodes TP{} PP{} SDK {}", name, nodes, tp, pp, t.at(r, "neuron_sdk_version"));
+    if (!t.at(r, "neuron_sdk_version").empty()) c.release = "SDK " + t.at(r, "neuron_sdk_version");
     c.gpus = nodes * cores, c.tp = tp, c.pp = pp;
     ModelSpec m;
     int64_t seq = 0;
