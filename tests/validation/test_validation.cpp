@@ -56,6 +56,9 @@ std::string corpus_with_row(const std::string& csv, const std::map<std::string, 
   std::ofstream(file, std::ios::app) << "\n" << added << "\n";
   return dir.string();
 }
+// The 1-based number of the last data row of `csv` under `dir` (the row corpus_with_row added).
+int last_row(const std::string& dir, const std::string& csv) { return static_cast<int>(CsvTable::load(dir + "/" + csv).rows()); }
+
 }  // namespace
 
 TEST_CASE("Korthikanti Table 5, GPT-3 175B full recompute, maps to Megatron's run", "[validation]") {
@@ -337,7 +340,7 @@ TEST_CASE("a published row whose layout cannot run as stated is not expressible 
   // the whole validation run there.
   const std::string dir = corpus_with_row("nvidia_nemo_megatron_bridge.csv", nemo_llama2_7b_row("DGX-H100", "100"));
   const auto v = load_dataset("nvidia_nemo", dir);
-  const int last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
+  const int last = last_row(dir, "nvidia_nemo_megatron_bridge.csv");
   const auto& bad = row(v, last, Metric::TokensPerSPerGpu);
   CHECK_FALSE(bad.has_workload);
   CHECK(bad.not_expressible.find("published configuration cannot run as stated") != std::string::npos);
@@ -351,7 +354,7 @@ TEST_CASE("a NeMo row on DGX-H200 runs on the DGX H200 file in the H100 family",
   // was published in the corpus; before, it would have been Blackwell-family and "no DGX-H200 file").
   const std::string dir = corpus_with_row("nvidia_nemo_megatron_bridge.csv", nemo_llama2_7b_row("DGX-H200", "128"));
   const auto v = load_dataset("nvidia_nemo", dir);
-  const int last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
+  const int last = last_row(dir, "nvidia_nemo_megatron_bridge.csv");
   const auto& h200 = row(v, last, Metric::TokensPerSPerGpu);
   REQUIRE(h200.has_workload);
   CHECK(h200.workload.hw == "dgx-h200");
@@ -368,7 +371,7 @@ TEST_CASE("a NeMo Llama 4 row maps to the Llama 4 model files in the MoE dataset
     cells["model"] = name, cells["num_gpus"] = "128", cells["PP"] = "4", cells["EP"] = "16", cells["seq_len"] = "8192";
     const std::string dir = corpus_with_row("nvidia_nemo_megatron_bridge.csv", cells);
     const auto v = load_dataset("nvidia_nemo_moe", dir);
-    const int last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
+    const int last = last_row(dir, "nvidia_nemo_megatron_bridge.csv");
     const auto& r = row(v, last, Metric::TokensPerSPerGpu);
     INFO(name << ": " << r.not_expressible);
     REQUIRE(r.has_workload);
@@ -391,7 +394,7 @@ TEST_CASE("torchtitan rows on Trainium run TorchTitan Neuron on the trn2 / trn3 
       {"notes", "eager"}};
   const std::string dir = corpus_with_row("torchtitan.csv", cells);
   const auto v = load_dataset("torchtitan", dir);
-  const auto& c = row(v, static_cast<int>(CsvTable::load(dir + "/torchtitan.csv").rows()), Metric::TokensPerSPerGpu);
+  const auto& c = row(v, last_row(dir, "torchtitan.csv"), Metric::TokensPerSPerGpu);
   REQUIRE(c.has_workload);
   CHECK(c.family == "trainium");
   CHECK(c.workload.hw == "trn2.48xlarge");
@@ -415,7 +418,7 @@ TEST_CASE("torchtitan rows on hardware no corpus row names yet map to its files"
         {"measured_quantity", "tokens_per_sec_per_gpu"}};
     const std::string dir = corpus_with_row("torchtitan.csv", cells);
     const auto v = load_dataset("torchtitan", dir);
-    const auto& c = row(v, static_cast<int>(CsvTable::load(dir + "/torchtitan.csv").rows()), Metric::TokensPerSPerGpu);
+    const auto& c = row(v, last_row(dir, "torchtitan.csv"), Metric::TokensPerSPerGpu);
     INFO(hardware << ": " << c.not_expressible);
     REQUIRE(c.has_workload);
     CHECK(c.workload.hw == file);
@@ -439,7 +442,7 @@ TEST_CASE("llm-foundry rows map their hardware cell to its file and family", "[v
          {"pp", "1"}, {"micro_batch", "8"}, {"global_batch", "512"}, {"precision", precision},
          {"recompute", "none"}, {"measured_value", "3000"}});
     const auto v = load_dataset("llmfoundry", dir);
-    const auto& c = row(v, static_cast<int>(CsvTable::load(dir + "/llmfoundry_mpt_2023_07_a100_80gb.csv").rows()),
+    const auto& c = row(v, last_row(dir, "llmfoundry_mpt_2023_07_a100_80gb.csv"),
                         Metric::TokensPerSPerGpu);
     INFO(hardware << ": " << c.not_expressible);
     if (file.empty()) {
@@ -463,7 +466,7 @@ TEST_CASE("an unreadable row is not expressible with the cell named and the rest
       {"precision", "bf16"}, {"recompute", "full AC"}, {"measured_value", "1000"}};
   std::string dir = corpus_with_row("torchtitan.csv", titan);
   auto v = load_dataset("torchtitan", dir);
-  int last = static_cast<int>(CsvTable::load(dir + "/torchtitan.csv").rows());
+  int last = last_row(dir, "torchtitan.csv");
   const auto& t = row(v, last, Metric::TokensPerSPerGpu);
   CHECK_FALSE(t.has_workload);
   CHECK(t.family == "unknown");
@@ -487,7 +490,7 @@ TEST_CASE("an unreadable row is not expressible with the cell named and the rest
                          {"precision", "bf16"}, {"recompute", "full AC"}, {"measured_value", "10000"},
                          {"notes", "mem/GPU lots"}});
   v = load_dataset("kempnerforge", dir);
-  last = static_cast<int>(CsvTable::load(dir + "/kempnerforge_h200.csv").rows());
+  last = last_row(dir, "kempnerforge_h200.csv");
   CHECK(std::count_if(v.begin(), v.end(), [&](const ValidationCase& c) { return c.row == last; }) == 1);
   CHECK(row(v, last, Metric::TokensPerSPerGpu).not_expressible.find("unreadable row") == 0);
   std::filesystem::remove_all(dir);
@@ -497,7 +500,7 @@ TEST_CASE("an unreadable row is not expressible with the cell named and the rest
                          {"precision", "FP8"}, {"global_batch", "128"}, {"micro_batch", "1"}, {"seq_len", "4096"},
                          {"TP", "0"}, {"PP", "1"}, {"tokens_per_s_per_gpu", "16847"}, {"container", "NeMo24.07"}});
   v = load_dataset("nvidia_nemo", dir);
-  last = static_cast<int>(CsvTable::load(dir + "/nvidia_nemo_megatron_bridge.csv").rows());
+  last = last_row(dir, "nvidia_nemo_megatron_bridge.csv");
   CHECK(row(v, last, Metric::TokensPerSPerGpu).not_expressible.find("parallel degree below 1") != std::string::npos);
   std::filesystem::remove_all(dir);
   // AWS Neuron: a row of an instance that is no Trainium is not mapped onto trn1's cores.
@@ -506,7 +509,7 @@ TEST_CASE("an unreadable row is not expressible with the cell named and the rest
                          {"PP", "1"}, {"micro_batch", "1"}, {"global_batch_seqs", "64"}, {"precision", "BF16"},
                          {"throughput_seq_per_s", "10"}, {"neuron_sdk_version", "2.33"}});
   v = load_dataset("aws_neuron_trn1", dir);
-  last = static_cast<int>(CsvTable::load(dir + "/aws_neuron_trn1_training.csv").rows());
+  last = last_row(dir, "aws_neuron_trn1_training.csv");
   CHECK(row(v, last, Metric::ClusterSeqPerS).not_expressible.find("instance \"inf2.48xlarge\"") == 0);
   std::filesystem::remove_all(dir);
 }
@@ -532,7 +535,7 @@ TEST_CASE("Neuron table rows on Trainium2 and Trainium3 run on their files with 
          {"PP", "1"}, {"micro_batch", "1"}, {"global_batch_seqs", "64"}, {"precision", "BF16 FP32Optimizer"},
          {"throughput_seq_per_s", "10"}, {"neuron_sdk_version", "2.29"}});
     const auto v = load_dataset("aws_neuron_trn1", dir);
-    const auto& c = row(v, static_cast<int>(CsvTable::load(dir + "/aws_neuron_trn1_training.csv").rows()), Metric::ClusterSeqPerS);
+    const auto& c = row(v, last_row(dir, "aws_neuron_trn1_training.csv"), Metric::ClusterSeqPerS);
     INFO(k.instance << " / " << k.library << ": " << c.not_expressible);
     if (k.blocker.empty()) {
       REQUIRE(c.has_workload);
