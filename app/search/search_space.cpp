@@ -312,6 +312,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.fsdp_shard = st.fsdp_shard;
     w.loss_parallel = st.loss_parallel;
     w.sp_saves_gathered_inputs = st.sp_saves_gathered_inputs;
+    w.loop = st.loop;  // the training loop's kernels outside the model
     w.execution = st.execution;
     w.schedule = st.schedule;
     w.pp_scatter_gather = w.tp > 1 && st.pp_scatter_gather;

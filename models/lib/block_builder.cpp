@@ -507,6 +507,16 @@ std::vector<FwdOp> block_forward(const ShardContext& c, int layer) {
   return e.out;
 }
 
+std::vector<FwdOp> batch_forward(const ShardContext& c) {
+  Emitter e{c, "batch.", {}, -1};
+  e.part = Part::EmbeddingHead;
+  if (c.w.loop.batch_launches == 0) return e.out;
+  e.compute(ops::vector_op(OpKind::Elementwise, "prepare", c.tokens(), c.w.seq_len, 1, 1, false, 1, DType::FP32));
+  e.out.back().op.launches = c.w.loop.batch_launches;
+  e.out.back().no_backward = true;
+  return e.out;
+}
+
 std::vector<FwdOp> embedding_forward(const ShardContext& c) {
   Emitter e{c, "embed.", {}, -1};
   e.part = Part::EmbeddingHead;
@@ -526,6 +536,11 @@ Op loss_op(int64_t elements, int64_t row) {
   Op o = ops::vector_op(OpKind::CrossEntropy, "cross_entropy", elements, row, 1, 3, true, 5, DType::FP32);
   o.loss = true;
   return o;
+}
+// The loss's kernels beyond the cross-entropy's own (Workload::Loop), forward and backward.
+void loop_loss(FwdOp& f, const Workload::Loop& l) {
+  f.op.launches += l.loss_launches;
+  f.backward_launches = 1 + l.loss_backward_launches;
 }
 }  // namespace
 
@@ -555,9 +570,11 @@ std::vector<FwdOp> head_forward(const ShardContext& c) {
                                      Bytes(static_cast<double>(T * c.m.vocab) * dtype_bytes(c.dt))),
                      Role::TpGather, false});
     e.compute(loss_op(T * c.m.vocab, c.m.vocab));
+    loop_loss(e.out.back(), c.w.loop);
     return e.out;
   }
   e.compute(loss_op(T * v, v));
+  loop_loss(e.out.back(), c.w.loop);
   if (c.w.tp > 1) {  // vocab-parallel loss: max, target logit, sum-exp, each a small all-reduce
     for (const char* n : {"ce_max", "ce_target", "ce_sum"})
       e.out.push_back({ops::collective(OpKind::AllReduce, std::string("head.") + n, Group::TP,

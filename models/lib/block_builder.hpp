@@ -36,6 +36,10 @@ struct FwdOp {
   // trainable adapter GEMMs beside a targeted linear layer (their weights: op.k x op.n each).
   bool frozen = false;
   bool lora_adapter = false;
+  // The training loop's batch preparation (Workload::Loop): no gradient flows through it.
+  bool no_backward = false;
+  // Kernels autograd launches for this op's backward (0: as many as the forward's op.launches).
+  int backward_launches = 0;
   // Context parallelism: the last op of the attention core; its backward starts with the ring
   // exchange of K/V and their gradients (this many bytes), beside the attention backward.
   Bytes ring_bwd_bytes;
@@ -76,6 +80,10 @@ struct ShardContext {
 };
 
 std::vector<FwdOp> block_forward(const ShardContext& c, int layer);
+// The training loop's preparation of a micro-batch on a stage that reads it (Workload::Loop): its
+// kernels (copies, broadcasts, masks, position ids) move a few bytes per token; what they cost is
+// their launches. Empty when the loop declares none.
+std::vector<FwdOp> batch_forward(const ShardContext& c);
 std::vector<FwdOp> embedding_forward(const ShardContext& c);
 std::vector<FwdOp> head_forward(const ShardContext& c);
 // Multi-token-prediction module `depth` (0-based), after the head on the last stage: the next

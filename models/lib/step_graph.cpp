@@ -116,6 +116,7 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
 // reuses one vector for a whole plan).
 void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
   out.clear();
+  if (f.no_backward) return;
   const Op& o = f.op;
   auto coll = [&](OpKind k, const std::string& suffix, bool gradient = false) {
     Op c = o;
@@ -195,7 +196,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
     case OpKind::CrossEntropy: {
       Op b = ops::vector_op(OpKind::Elementwise, o.label + ".bwd", o.elements, o.row, 2, o.kind == OpKind::Softmax ? 3 : 2,
                             false, 3, o.dtype);
-      b.launches = o.launches;  // autograd runs one backward kernel per forward kernel
+      b.launches = f.backward_launches > 0 ? f.backward_launches : o.launches;  // else one backward kernel per forward kernel
       b.loss = o.loss;
       b.onchip_in = o.onchip_in;
       b.onchip_out = o.onchip_out;
@@ -390,6 +391,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       PieceParameters parameters() const { return {params, trainable, expert_params}; }
     };
     std::vector<Piece> pieces;
+    if ((st.first || st.last) && w.loop.batch_launches > 0) pieces.push_back({batch_forward(ctx), 0, false});
     if (st.first) pieces.push_back({embedding_forward(ctx), m.embedding_parameters() / w.tp, false});
     for (int64_t l = st.first_layer; l < st.first_layer + per_stage; ++l) {
       const int64_t experts = m.expert_parameters(l) / (w.ep * w.etp);

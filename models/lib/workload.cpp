@@ -282,6 +282,13 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
       r.fail("attention_kernel", "names the implementation of a flash kernel, and attention is \"unfused\"; set \"attention\": \"flash\" "
                                  "or remove attention_kernel");
   }
+  if (r.has("loop")) {
+    auto l = r.child("loop");
+    w.loop.batch_launches = static_cast<int>(l.integer_or("batch_launches", 0, 0, 10000));
+    w.loop.loss_launches = static_cast<int>(l.integer_or("loss_launches", 0, 0, 10000));
+    w.loop.loss_backward_launches = static_cast<int>(l.integer_or("loss_backward_launches", 0, 0, 10000));
+    l.finish();
+  }
   if (r.has("lora")) {
     auto l = r.child("lora");
     w.lora.rank = l.integer("rank", 1, 1 << 16);
@@ -359,6 +366,9 @@ std::string workload_to_json(const Workload& w) {
   j["precision"] = to_string(w.precision);
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
   if (w.fp8_param_gather) j["fp8_param_gather"] = true;
+  if (w.loop.active() || stacked)
+    j["loop"] = {{"batch_launches", w.loop.batch_launches}, {"loss_launches", w.loop.loss_launches},
+                 {"loss_backward_launches", w.loop.loss_backward_launches}};
   if (w.has_bf16_layers()) j["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
   if (w.master_weights) j["master_weights"] = *w.master_weights;
@@ -392,6 +402,8 @@ std::string workload_to_json(const Workload& w) {
     const auto& now = j.at(ptr);
     if ((now.is_string() ? now.get<std::string>() : now.dump()) != value) continue;
     j[ptr.parent_pointer()].erase(ptr.back());
+    const auto parent = ptr.parent_pointer();  // an object the pass emptied goes too (e.g. "loop": {})
+    if (!parent.empty() && j[parent].empty()) j[parent.parent_pointer()].erase(parent.back());
   }
   return j.dump(2) + "\n";
 }

@@ -126,6 +126,20 @@ struct Workload {
   // gradient, no gradient reduction, no optimizer state); each targeted linear layer W gets a
   // trainable x.A.B path of rank `rank` beside it (A: in x r, B: r x out), whose gradients and
   // optimizer states are all that train. Targets by Megatron-Core's module names.
+  // Kernels the training loop launches per micro-batch outside the model, each a host dispatch in
+  // eager execution (what a small, host-bound model pays per micro-batch beyond its layers):
+  // preparing the batch on the stages that read it (the first and the last: copies, broadcasts
+  // over TP, attention mask, loss mask, position ids), and the loss beyond the cross-entropy's one
+  // kernel (the vocabulary-parallel cross-entropy's pieces, loss masking, averaging over DP, the
+  // gradient-accumulation scaling) and its backward. 0: the model's ops alone.
+  struct Loop {
+    int batch_launches = 0, loss_launches = 0, loss_backward_launches = 0;
+    bool active() const { return batch_launches > 0 || loss_launches > 0 || loss_backward_launches > 0; }
+    bool operator==(const Loop& o) const {
+      return batch_launches == o.batch_launches && loss_launches == o.loss_launches &&
+             loss_backward_launches == o.loss_backward_launches;
+    }
+  } loop;
   struct Lora {
     int64_t rank = 0;  // 0: full training
     bool qkv = true, proj = true, fc1 = true, fc2 = true;  // linear_qkv, linear_proj, linear_fc1, linear_fc2

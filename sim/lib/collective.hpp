@@ -3,7 +3,8 @@
 //   ring          flat ring over all ranks (2(n-1) steps of S/n for all-reduce)
 //   direct        all-to-all exchange inside a node (one step of S/n per phase)
 //   hierarchical  intra-node reduce-scatter, inter-node ring, intra-node all-gather
-// run() blocks the calling SC_THREAD for the duration of the collective.
+// run() blocks the calling SC_THREAD for the duration of the collective: the fabric's fixed
+// per-call cost, then the algorithm's steps.
 #pragma once
 #include <memory>
 #include <string>
@@ -25,7 +26,13 @@ class CollectiveAlgorithm {
  public:
   virtual ~CollectiveAlgorithm() = default;
   virtual const char* name() const = 0;
-  virtual void run(Fabric& f, const CollectiveCall& c) const = 0;
+  void run(Fabric& f, const CollectiveCall& c) const {
+    f.begin_call();
+    steps(f, c);
+  }
+
+ protected:
+  virtual void steps(Fabric& f, const CollectiveCall& c) const = 0;
 };
 
 std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name, const std::string& intra_name);

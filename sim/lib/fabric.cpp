@@ -27,6 +27,11 @@ void Fabric::configure(const HwSpec& hw) {
     hop_latency_[static_cast<size_t>(c)] = l.latency();
   }
   step_overhead_ = sim_seconds(step_overhead_s_);
+  call_overhead_ = sim_seconds(hw.collectives.call_overhead_s);
+}
+
+void Fabric::begin_call() {
+  if (call_overhead_ > sc_core::SC_ZERO_TIME) sc_core::wait(call_overhead_);
 }
 
 void Fabric::reset_stats() {

@@ -21,6 +21,8 @@ class Fabric : public sc_core::sc_module {
   // `steps` consecutive algorithm steps booked as one transaction (same bytes, latencies
   // and overheads as `steps` separate sends on an uncontended link).
   void send(const PathCost& path, Bytes chunk, int steps = 1);
+  // The fixed cost of one collective call (hw collectives.call_overhead_us), before its first step.
+  void begin_call();
   // Time one step would take on an idle fabric (used to pick a flat ring's bottleneck).
   double idle_step_seconds(const PathCost& path, Bytes chunk) const;
   Link& link(LinkClass c) { return *links_[static_cast<size_t>(c)]; }
@@ -32,6 +34,7 @@ class Fabric : public sc_core::sc_module {
   double step_overhead_s_ = 0;
   std::array<sc_core::sc_time, kLinkClasses> hop_latency_{};
   sc_core::sc_time step_overhead_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time call_overhead_ = sc_core::SC_ZERO_TIME;
   // One payload reused by every send: b_transport returns without yielding, so no two
   // sends ever hold it at once.
   tlm::tlm_generic_payload payload_;

@@ -118,6 +118,9 @@ struct CollectiveSpec {
   std::string intra_algorithm = "ring";        // ring | direct
   std::string inter_algorithm = "hierarchical"; // hierarchical | ring
   double step_overhead_s = 0;                  // software cost per algorithm step
+  // Fixed cost of one collective call before its first step (NCCL's kernel launch and protocol
+  // set-up): what a small all-reduce pays however few ranks it has.
+  double call_overhead_s = 0;
   // Fraction of the chip-to-chip link rate a large collective achieves (measured bus bandwidth /
   // line rate, where a measurement is published; 1 where none is).
   double intra_bandwidth_fraction = 1.0;

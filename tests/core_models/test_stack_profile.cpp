@@ -387,3 +387,30 @@ TEST_CASE("stack profile: nemo's fp8_param_gather applies to FP8 / MXFP8 under Z
   off["fp8_param_gather"] = false;
   CHECK_FALSE(workload_from_json(off, "w.json", stack_lookup()).fp8_param_gather);
 }
+
+TEST_CASE("stack profile: the training loop's launches come from the profile, survive a round trip, and are checked", "[stack][launch]") {
+  nlohmann::json j = base_workload();
+  j["stack"] = "megatron-deepspeed";
+  j.erase("checkpointing");  // the profile's (full)
+  const Workload w = workload_from_json(j, "w.json", stack_lookup());
+  CHECK(w.loop == Workload::Loop{12, 31, 14});
+  const std::string text = workload_to_json(w);
+  CHECK(text.find("\"loop\"") == std::string::npos);  // at the profile's values: left to it, no empty object
+  CHECK(workload_from_json(nlohmann::json::parse(text), "w.json", stack_lookup()).loop == w.loop);
+  // A run's own count is written out and comes back; one field given, the others from the profile.
+  Workload own = w;
+  own.loop.batch_launches = 5;
+  const Workload back = workload_from_json(nlohmann::json::parse(workload_to_json(own)), "w.json", stack_lookup());
+  CHECK(back.loop == Workload::Loop{5, 31, 14});
+  // Without a stack: none unless given.
+  j.erase("stack");
+  j["checkpointing"] = "full";
+  j["parallel"]["sequence_parallel"] = false;
+  j["parallel"]["zero"] = 0;
+  j["fused"] = {{"qkv", true}, {"gate_up", true}};
+  CHECK_FALSE(workload_from_json(j, "w.json").loop.active());
+  j["loop"] = {{"batch_launches", -1}};
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json"), Catch::Contains("w.json") && Catch::Contains("/loop/batch_launches"));
+  j["loop"] = {{"batch_launch", 3}};
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json"), Catch::Contains("/loop/batch_launch") && Catch::Contains("unknown"));
+}

@@ -132,6 +132,25 @@ TEST_CASE("ring all-reduce of 1 GiB matches 2(n-1)(a + S/(nB))", "[tlm][collecti
   }
 }
 
+TEST_CASE("a collective call pays collectives.call_overhead_us once, whatever its kind, size or group", "[tlm][collective]") {
+  HwSpec hw = load_hw_spec(hw_path("vtrain-a100"));
+  REQUIRE(hw.collectives.call_overhead_s == Approx(27.4e-6));
+  HwSpec none = hw;
+  none.collectives.call_overhead_s = 0;
+  const double a = hw.intra.link_latency_s + hw.collectives.step_overhead_s;  // one ring step's latency
+  for (int n : {2, 4, 8})
+    for (const OpKind kind : {OpKind::AllReduce, OpKind::ReduceScatter, OpKind::AllGather, OpKind::SendRecv})
+      for (const double mib : {0.001, 1.0, 256.0}) {
+        const GroupLayout g = layout_group(hw, 1, n);
+        const Bytes S(mib * 1024 * 1024);
+        const double with = collective_seconds(hw, "ring", kind, S, g), without = collective_seconds(none, "ring", kind, S, g);
+        INFO(n << " GPUs, kind " << static_cast<int>(kind) << ", " << mib << " MiB");
+        CHECK(with - without == Approx(27.4e-6).epsilon(1e-3));
+        // The 2(n-1) steps of a tiny all-reduce: latency only, on top of the call's cost.
+        if (kind == OpKind::AllReduce && mib < 0.01) CHECK(with == Approx(27.4e-6 + 2 * (n - 1) * a).epsilon(0.02));
+      }
+}
+
 TEST_CASE("hierarchical all-reduce beats the flat ring across nodes, as the closed form says", "[tlm][collective]") {
   // 256 DP ranks, 4 per trn1 node (TP 8), over 64 nodes.
   HwSpec hw = trn1();

@@ -5,6 +5,7 @@
 // 0.585 ms), which ten ops each floored at the fitted ~77 us dispatch overshot (0.79 ms).
 #include <catch2/catch.hpp>
 
+#include "dataset_common.hpp"
 #include "helpers.hpp"
 #include "launch_floor.hpp"
 #include "step_executor.hpp"
@@ -103,4 +104,53 @@ TEST_CASE("an op the framework issues as several kernels pays one floor per laun
     CHECK(d[i] == Approx(floor * o.launches));
     CHECK(long_ops[i] == 1.0);
   }
+}
+
+TEST_CASE("the training loop's kernels (Workload::Loop): batch preparation and the loss's pieces", "[host][launch][stack]") {
+  // GPT h1024 x 12 layers on 2 A100s, PP 2: vTrain's smallest kind of row, host-bound (a vocabulary of
+  // 1,024 so that the loss's kernels are as tiny as the batch's).
+  const ModelSpec m = datasets::megatron_gpt("gpt-h1024-l12", 12, 1024, 16, 4096, 1024, 1024);
+  Workload w = test::workload(m.name, "vtrain-a100", 1, 1, 2, 1, 1, 8, 1024);
+  w.cores_per_node = 2;
+  w.execution = "eager";
+  w.checkpointing = Checkpointing::Full;
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  const StepPlan bare = build_step_plan(m, w);
+  w.loop = {12, 31, 14};
+  const StepPlan looped = build_step_plan(m, w);
+  auto launches = [](const StageProgram& st, const std::vector<OpVertex>& list, const std::string& label) {
+    int n = 0, found = 0;
+    for (OpVertex v : list)
+      if (st.graph[v].label.find(label) != std::string::npos) n += st.graph[v].launches, ++found;
+    return std::make_pair(n, found);
+  };
+  for (size_t s = 0; s < looped.stages.size(); ++s) {
+    const StageProgram& st = looped.stages[s];
+    // Both stages read the batch (the first its tokens, the last its labels); no gradient flows back into it.
+    CHECK(launches(st, st.forward, "batch.prepare") == std::make_pair(12, 1));
+    CHECK(launches(st, st.backward, "batch.prepare").second == 0);
+    // One more op per stage than without the loop, and no more backward ops.
+    CHECK(st.forward.size() == bare.stages[s].forward.size() + 1);
+    CHECK(st.backward.size() == bare.stages[s].backward.size());
+  }
+  const StageProgram& last = looped.stages.back();
+  CHECK(launches(last, last.forward, "cross_entropy") == std::make_pair(1 + 31, 1));
+  CHECK(launches(last, last.backward, "cross_entropy") == std::make_pair(1 + 14, 1));
+  CHECK(launches(looped.stages.front(), looped.stages.front().forward, "cross_entropy").second == 0);
+
+  // Each launch pays the host's dispatch time: tiny kernels, so every micro-batch's stage 1 gains
+  // (12 + 31 + 14) dispatches and stage 0 12, all on the pipeline's critical path. The step grows
+  // by at least the last stage's share over its micro-batches and at most both stages' (1F1B).
+  const HwSpec hw = load_hw_spec(hw_path("vtrain-a100"));
+  const double d = hw.host.dispatch_s, mb = static_cast<double>(w.grad_accum());
+  Workload plain = w;
+  plain.loop = {};
+  const double grown = execute_step(make_scenario(w, m)).step_time_s - execute_step(make_scenario(plain, m)).step_time_s;
+  CHECK(grown >= 0.98 * mb * 57 * d);
+  CHECK(grown <= 1.02 * (mb * 57 + (mb + 1) * 12) * d);
+  // Compiled execution: no per-launch host cost, so the loop costs only its (tiny) device time.
+  w.execution = plain.execution = "compiled";
+  const double compiled = execute_step(make_scenario(w, m)).step_time_s - execute_step(make_scenario(plain, m)).step_time_s;
+  CHECK(compiled < 0.02 * grown);
 }
