@@ -159,6 +159,10 @@ void use_partial_nodes(const Workload& w, HwSpec& hw) {
                                      fmt::format("partial nodes need a switch or all-to-all node of one core per chip; {} "
                                                  "is a {} of {}-core chips; remove cores_per_node",
                                                  hw.instance, to_string(hw.intra.topology), hw.cores_per_chip)));
+  // The node's NICs belong to its GPUs (one NIC per GPU or GPU pair on DGX / p5 / p5en nodes:
+  // GPUDirect RDMA sends through the NIC on the GPU's own PCIe switch), so the partial node has its
+  // cores' share of the NIC rate.
+  hw.inter.nic_bandwidth = hw.inter.nic_bandwidth * (static_cast<double>(w.cores_per_node) / hw.cores_per_node());
   hw.chips_per_node = static_cast<int>(w.cores_per_node);
   hw.intra.dim_x = hw.chips_per_node;
   hw.intra.dim_y = 1;

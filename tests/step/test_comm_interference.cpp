@@ -137,3 +137,20 @@ TEST_CASE("overlapped TP collectives slow the GEMMs beside them - exposed ones s
     }
   }
 }
+
+TEST_CASE("a partial node has its cores' share of the node's NICs (one NIC per GPU or GPU pair)", "[run][partial]") {
+  // 4 of a p5en's 8 H200s per node, 4 nodes: KempnerForge's cluster shape.
+  auto w = workload("llama2-7b", "p5en.48xlarge", 4, 1, 1, 16, 1, 32, 4096);
+  w.zero = 3;
+  w.checkpointing = Checkpointing::Full;
+  w.precision = Precision::MixedBF16;
+  const HwSpec full = load_hw_spec(hw_path("p5en.48xlarge"));
+  w.cores_per_node = 4;
+  const Scenario half = make_scenario(w, true);
+  CHECK(half.hw.cores_per_node() == 4);
+  CHECK(half.hw.inter.nic_bandwidth.base() == Approx(full.inter.nic_bandwidth.base() / 2));
+  // Whole nodes keep the file's rate.
+  w.cores_per_node = 8;
+  w.nodes = 2;
+  CHECK(make_scenario(w, true).hw.inter.nic_bandwidth.base() == Approx(full.inter.nic_bandwidth.base()));
+}

@@ -13,7 +13,8 @@
 //     1024: 14336 and 18432), which the page does not state: a declared assumption;
 //   * hardware: H200 141 GB, 4 GPUs per node on NVLink, InfiniBand between nodes: p5en.48xlarge's
 //     H200 with 4 of its 8 GPUs per node (partial nodes on a switch node are exact inside a node;
-//     its per-node NIC rate is p5en's, an assumption); family h100 (same compute die).
+//     a partial node has its GPUs' share of the node's NICs, so the rate per GPU is p5en's, 400 Gb/s:
+//     one NIC per GPU, the usual 4-GPU HGX design, an assumption); family h100 (same compute die).
 //   * torch.compile (the profile's default, fused element-wise chains); the one row that says
 //     torch.compile=False runs eager (one kernel per ATen op, as torchtitan's default).
 // Not expressible: the expert-parallel rows, which the source marks bug-affected (below).
