@@ -82,7 +82,7 @@ struct ShardContext {
 std::vector<FwdOp> block_forward(const ShardContext& c, int layer);
 // The training loop's preparation of a micro-batch on a stage that reads it (Workload::Loop): its
 // kernels (copies, broadcasts, masks, position ids) move a few bytes per token; what they cost is
-// their launches. Empty when the loop declares none.
+// their launches. For a loop that declares batch launches (build_step_plan asks only then).
 std::vector<FwdOp> batch_forward(const ShardContext& c);
 std::vector<FwdOp> embedding_forward(const ShardContext& c);
 std::vector<FwdOp> head_forward(const ShardContext& c);

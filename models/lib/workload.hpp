@@ -122,10 +122,6 @@ struct Workload {
   // The cost-weighted length (sum of squares over sum); 0: one document per sequence.
   int64_t document_tokens = 0;
   int64_t attention_span() const { return document_tokens > 0 ? document_tokens : seq_len; }
-  // Low-rank adaptation (LoRA, Hu et al. 2021): every base parameter is frozen (no weight
-  // gradient, no gradient reduction, no optimizer state); each targeted linear layer W gets a
-  // trainable x.A.B path of rank `rank` beside it (A: in x r, B: r x out), whose gradients and
-  // optimizer states are all that train. Targets by Megatron-Core's module names.
   // Kernels the training loop launches per micro-batch outside the model, each a host dispatch in
   // eager execution (what a small, host-bound model pays per micro-batch beyond its layers):
   // preparing the batch on the stages that read it (the first and the last: copies, broadcasts
@@ -140,6 +136,10 @@ struct Workload {
              loss_backward_launches == o.loss_backward_launches;
     }
   } loop;
+  // Low-rank adaptation (LoRA, Hu et al. 2021): every base parameter is frozen (no weight
+  // gradient, no gradient reduction, no optimizer state); each targeted linear layer W gets a
+  // trainable x.A.B path of rank `rank` beside it (A: in x r, B: r x out), whose gradients and
+  // optimizer states are all that train. Targets by Megatron-Core's module names.
   struct Lora {
     int64_t rank = 0;  // 0: full training
     bool qkv = true, proj = true, fc1 = true, fc2 = true;  // linear_qkv, linear_proj, linear_fc1, linear_fc2
