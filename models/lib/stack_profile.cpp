@@ -138,6 +138,17 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
     out[ptr] = v;
     if (taken) taken->push_back(fmt::format("{} = {}", path, v.is_string() ? v.get<std::string>() : v.dump()));
   }
+  // A stack whose element-wise fusion comes from compiling (its default execution "compiled", no
+  // fused/elementwise of its own), run eager by the workload: PyTorch eager issues every ATen op of
+  // an element-wise chain (RMSNorm, rotary, SwiGLU, the loss) as its own kernel, each reading and
+  // writing HBM. The workload's own fused/elementwise wins.
+  const auto elementwise = pointer("fused/elementwise");
+  if (s.defaults.value("execution", std::string()) == "compiled" && !s.defaults.contains(elementwise) &&
+      workload.value("execution", std::string()) == "eager" && !out.contains(elementwise) &&
+      (!out.contains("fused") || out.at("fused").is_object())) {
+    out[elementwise] = false;
+    if (taken) taken->push_back("fused/elementwise = false");
+  }
   return out;
 }
 

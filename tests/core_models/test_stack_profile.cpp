@@ -414,3 +414,35 @@ TEST_CASE("stack profile: the training loop's launches come from the profile, su
   j["loop"] = {{"batch_launch", 3}};
   CHECK_THROWS_WITH(workload_from_json(j, "w.json"), Catch::Contains("/loop/batch_launch") && Catch::Contains("unknown"));
 }
+
+TEST_CASE("stack profile: an eager run of a compiling stack issues its element-wise chains op by op", "[stack][launch]") {
+  // torchneuron compiles by default and declares no element-wise fusion of its own: the fusion is
+  // the compiler's. Run eager, every ATen op of RMSNorm / rotary / SwiGLU / the loss is a kernel.
+  const auto file = std::string(TRNSIM_SOURCE_DIR) + "/workloads/torchneuron_llama3.1_8b_trn2_tp4_fsdp16.json";
+  const nlohmann::json compiled = load_json_file(file);
+  REQUIRE_FALSE(compiled.contains("execution"));
+  const Workload c = workload_from_json(compiled, file, stack_lookup());
+  CHECK(c.fused_elementwise);
+  CHECK_FALSE(has(c.stack_fields, "fused/elementwise"));
+
+  nlohmann::json j = compiled;
+  j["execution"] = "eager";
+  const Workload e = workload_from_json(j, file, stack_lookup());
+  CHECK_FALSE(e.fused_elementwise);
+  CHECK(e.loss() == Workload::LossKernel::Eager);
+  CHECK(has(e.stack_fields, "fused/elementwise = false"));
+  // A round trip leaves it to the profile and gets it back.
+  const std::string text = workload_to_json(e);
+  CHECK(text.find("\"elementwise\"") == std::string::npos);
+  CHECK_FALSE(workload_from_json(nlohmann::json::parse(text), file, stack_lookup()).fused_elementwise);
+  // The workload's own choice wins (an eager run with hand-fused kernels).
+  j["fused"] = {{"elementwise", true}};
+  CHECK(workload_from_json(j, file, stack_lookup()).fused_elementwise);
+  // A stack that runs eager by default keeps its own declaration (torchtitan: unfused, kempnerforge:
+  // fused under torch.compile) whatever the workload's execution says.
+  auto t = base_workload();
+  t["execution"] = "eager";
+  CHECK_FALSE(workload_from_json(t, "w.json", stack_lookup()).fused_elementwise);
+  t["stack"] = "kempnerforge";
+  CHECK(workload_from_json(t, "w.json", stack_lookup()).fused_elementwise);
+}

@@ -72,3 +72,20 @@ TEST_CASE("execution modes: eager adds per-op dispatch below the op time, compil
   CHECK(lazy.hw.host.op_trace_s() > 0);
   CHECK(execute_step(lazy).step_time_s >= rc.step_time_s);
 }
+
+TEST_CASE("TorchNeuron eager: element-wise chains op by op cost HBM traffic beyond the dispatch floor", "[host][run]") {
+  // The 8B at seq 8192 has every op above the eager dispatch cost, so the floor adds nothing; the
+  // unfused RMSNorm / rotary / SwiGLU / loss kernels (stack profile: an eager run of a compiling
+  // stack) each read and write HBM, and the step grows.
+  const auto w = load_workload(std::string(TRNSIM_SOURCE_DIR) + "/workloads/torchneuron_llama3.1_8b_trn2_eager.json", stack_lookup());
+  REQUIRE_FALSE(w.fused_elementwise);
+  Workload fused = w;
+  fused.fused_elementwise = true;
+  Workload compiled = fused;
+  compiled.execution = "compiled";
+  const double t_eager = execute_step(make_scenario(w)).step_time_s;
+  const double t_fused = execute_step(make_scenario(fused)).step_time_s;
+  CHECK(t_fused == Approx(execute_step(make_scenario(compiled)).step_time_s).epsilon(1e-9));  // no op below the floor
+  CHECK(t_eager > 1.02 * t_fused);
+  CHECK(t_eager < 1.15 * t_fused);  // element-wise traffic, not a different step
+}
