@@ -112,6 +112,12 @@ void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stac
   spec.stack_fp8_param_gather = g != profile.defaults.end() && g->is_boolean() && g->get<bool>();
   const auto e = profile.defaults.find("parallel");
   spec.stack_ep_overlap = e != profile.defaults.end() && e->is_object() && e->value("ep_overlap", false);
+  spec.stack_recompute.clear();
+  for (const auto& policy : profile.checkpointing_policies) {
+    static const char* order[] = {"none", "selective", "full", "op_selective"};
+    for (int ck = 0; ck < 4; ++ck)
+      if (policy == order[ck]) spec.stack_recompute.push_back(ck);
+  }
   spec.stack_axes.clear();
   const std::pair<const char*, const char*> axis_of[] = {{"attention", "attention"},    {"fused/qkv", "fused"},
                                                          {"parallel/sequence_parallel", "sp"},
@@ -199,8 +205,13 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
               const int64_t micro_batches = spec.global_batch / dp / mb;
               if (!allowed(ax, "mb", mb) || (vs > 1 && micro_batches % pp)) continue;
               if (tp > 1 && (mb * spec.seq_len) % tp) continue;  // sequence parallelism splits tokens
-              for (int ck = 0; ck < 4; ++ck) {  // op_selective (3) only when --axes lists it
-                if (!allowed(ax, "recompute", ck) || (ck == 3 && !ax.count("recompute"))) continue;
+              for (int ck = 0; ck < 4; ++ck) {  // --axes's policies, else the stack's, else none / selective / full
+                if (!allowed(ax, "recompute", ck)) continue;
+                if (!ax.count("recompute") &&
+                    (spec.stack_recompute.empty() ? ck == 3
+                                                  : std::find(spec.stack_recompute.begin(), spec.stack_recompute.end(), ck) ==
+                                                        spec.stack_recompute.end()))
+                  continue;
                 for (int z = 0; z <= 3; ++z) {
                   if (!allowed(ax, "zero", z) || (z > 0 && dp == 1) || !fixed("zero", z, dp > 1 ? st.zero : 0)) continue;
                   for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {

@@ -69,6 +69,10 @@ struct SpaceSpec {
   // The profile's parallel.ep_overlap: set on every layout with ep > 1 (and a 1F1B schedule)
   // unless --axes lists ep_overlap.
   bool stack_ep_overlap = false;
+  // The profile's checkpointing_policies as recompute-axis values (0 none, 1 selective, 2 full,
+  // 3 op_selective): the policies searched unless --axes lists recompute. Empty: none, selective,
+  // full.
+  std::vector<int> stack_recompute;
 };
 // Loads stacks/<name>.json into the spec (throws ConfigError naming the stack if unknown).
 void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stacks);

@@ -77,6 +77,18 @@ StackProfile stack_profile_from_json(const nlohmann::json& j, const std::string&
   s.description = r.string("description");
   s.sources = r.strings("sources");  // each names where a setting comes from
   if (r.has("assumptions")) s.assumptions = r.strings("assumptions");
+  if (r.has("checkpointing_policies")) {
+    static const std::vector<std::string> known = {"none", "selective", "full", "op_selective"};
+    s.checkpointing_policies = r.strings("checkpointing_policies");
+    for (size_t i = 0; i < s.checkpointing_policies.size(); ++i) {
+      const std::string& p = s.checkpointing_policies[i];
+      if (std::find(known.begin(), known.end(), p) == known.end())
+        r.fail("checkpointing_policies", fmt::format("unknown policy \"{}\"; use {}", p, fmt::join(known, ", ")));
+      if (std::find(s.checkpointing_policies.begin(), s.checkpointing_policies.begin() + static_cast<std::ptrdiff_t>(i), p) !=
+          s.checkpointing_policies.begin() + static_cast<std::ptrdiff_t>(i))
+        r.fail("checkpointing_policies", fmt::format("\"{}\" is listed twice; list each policy once", p));
+    }
+  }
   if (!j.contains("defaults") || !j.at("defaults").is_object())
     r.fail("defaults", "an object of workload fields the stack sets (e.g. {\"attention\": \"flash\"})");
   s.defaults = j.at("defaults");
@@ -92,6 +104,12 @@ StackProfile stack_profile_from_json(const nlohmann::json& j, const std::string&
                                     file, p, fmt::join(allowed, ", ")));
   // Values: the workload reader's own checks, naming this file.
   (void)workload_from_json(skeleton_with(s.defaults), file + " /defaults");
+  const std::string own = s.defaults.value("checkpointing", std::string());
+  if (!own.empty() && !s.checkpointing_policies.empty() &&
+      std::find(s.checkpointing_policies.begin(), s.checkpointing_policies.end(), own) == s.checkpointing_policies.end())
+    throw ConfigError(fmt::format("{}: /checkpointing_policies: the profile's own checkpointing \"{}\" is not among them ({}); "
+                                  "add it or change the default",
+                                  file, own, fmt::join(s.checkpointing_policies, ", ")));
   return s;
 }
 

@@ -20,6 +20,10 @@ struct StackProfile {
   std::vector<std::string> sources;      // where each setting comes from
   std::vector<std::string> assumptions;  // what the sources leave unstated, declared
   nlohmann::json defaults;               // a partial workload: only the fields in stack_settable_fields()
+  // The activation-checkpointing policies the stack offers ("none", "selective", "full",
+  // "op_selective"; empty: not declared). What `trnsim search --stack` searches; not a workload
+  // field: a workload may still ask for another policy as a what-if.
+  std::vector<std::string> checkpointing_policies;
 };
 
 // JSON paths (as "parallel/zero") a profile may set; every other workload field is the run's own.

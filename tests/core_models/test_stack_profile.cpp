@@ -161,6 +161,21 @@ TEST_CASE("stack profile: bad profiles and names are one-line errors naming the 
   auto nosrc = profile("{}");
   nosrc["sources"] = nlohmann::json::array();
   CHECK_THROWS_WITH(stack_profile_from_json(nosrc, "stacks/x.json"), Catch::Contains("/sources"));
+  // The checkpointing policies a stack offers: known names, each once, holding the profile's own default.
+  auto policies = profile(R"({"checkpointing": "full"})");
+  policies["checkpointing_policies"] = {"none", "full", "layer"};
+  CHECK_THROWS_WITH(stack_profile_from_json(policies, "stacks/x.json"),
+                    Catch::Contains("stacks/x.json") && Catch::Contains("/checkpointing_policies") && Catch::Contains("\"layer\""));
+  policies["checkpointing_policies"] = {"full", "none", "full"};
+  CHECK_THROWS_WITH(stack_profile_from_json(policies, "stacks/x.json"),
+                    Catch::Contains("/checkpointing_policies") && Catch::Contains("listed twice"));
+  policies["checkpointing_policies"] = {"none", "op_selective"};
+  CHECK_THROWS_WITH(stack_profile_from_json(policies, "stacks/x.json"),
+                    Catch::Contains("/checkpointing_policies") && Catch::Contains("own checkpointing \"full\""));
+  policies["checkpointing_policies"] = nlohmann::json::array();
+  CHECK_THROWS_WITH(stack_profile_from_json(policies, "stacks/x.json"), Catch::Contains("/checkpointing_policies"));
+  policies["checkpointing_policies"] = {"none", "full"};
+  CHECK(stack_profile_from_json(policies, "stacks/x.json").checkpointing_policies == std::vector<std::string>{"none", "full"});
   auto extra = profile("{}");
   extra["speedup"] = 1.2;
   CHECK_THROWS_WITH(stack_profile_from_json(extra, "stacks/x.json"), Catch::Contains("speedup"));

@@ -131,6 +131,28 @@ TEST_CASE("a stack profile fixes the axes it sets, where the loader would apply 
   CHECK_THROWS_WITH(use_stack(z1, "no-such-stack", stack_lookup()), Catch::Contains("unknown stack"));
 }
 
+// A stack searches the checkpointing policies it has (checkpointing_policies): torchtitan's per-op
+// selective, never Megatron's core-attention recompute it has no mode for; Megatron-Core the
+// reverse; a profile that declares none, the default three; --axes recompute wins over all.
+TEST_CASE("a stack profile's checkpointing policies are the search's recompute axis", "[search][stack]") {
+  auto policies = [](const char* stack, const std::string& axes) {
+    auto [spec, hws, model] = one_hw_space("llama2-7b", "dgx-h100", 1, 4096, 16, "tp=2;pp=1;vs=1;mb=1" + axes);
+    if (stack != nullptr) use_stack(spec, stack, stack_lookup());
+    std::set<int> seen;
+    for (const auto& l : enumerate_space(spec, model, hws)) seen.insert(l.ckpt);
+    return seen;
+  };
+  const int none = static_cast<int>(Checkpointing::None), sel = static_cast<int>(Checkpointing::Selective),
+            full = static_cast<int>(Checkpointing::Full), op = static_cast<int>(Checkpointing::OpSelective);
+  CHECK(policies("torchtitan", "") == std::set<int>{none, full, op});
+  CHECK(policies("torchneuron", "") == std::set<int>{none, full, op});
+  CHECK(policies("megatron-core", "") == std::set<int>{none, sel, full});
+  CHECK(load_stack_profile(stack_path("llm-foundry")).checkpointing_policies.empty());
+  CHECK(policies("llm-foundry", "") == std::set<int>{none, sel, full});
+  CHECK(policies(nullptr, "") == std::set<int>{none, sel, full});
+  CHECK(policies("torchtitan", ";recompute=selective") == std::set<int>{sel});  // a what-if the user asks for
+}
+
 // A profile's grad_reduce reaches every layout where the layout's ZeRO stage allows it: KempnerForge
 // reduces once per step (FSDP2 without gradient sync), so its ZeRO-3 layouts hold the unsharded
 // gradients, as `trnsim run` of the same workload does; a ZeRO-2 layout still reduces every
