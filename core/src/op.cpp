@@ -95,12 +95,13 @@ std::string Op::shape_key() const {
                        routing.active() ? fmt::format(":k{}e{}g{}/{}{}", routing.top_k, routing.experts, routing.groups,
                                                       routing.group_topk, routing.once_per_domain ? "d" : "")
                                         : "");
-  return fmt::format("{}:{}:{}:{}x{}x{}x{}:e{}:r{}:i{}:p{}:t{}:b{}/{}{}{}{}{}{}", to_string(kind), to_string(engine), to_string(dtype), batch, m, k,
+  return fmt::format("{}:{}:{}:{}x{}x{}x{}:e{}:r{}:i{}:p{}:t{}:b{}/{}{}{}{}{}{}{}", to_string(kind), to_string(engine), to_string(dtype), batch, m, k,
                      n, elements, row, inputs, passes, transcendental ? 1 : 0, bytes_read.base(), bytes_written.base(),
                      onchip_in || onchip_out ? fmt::format(":c{}", (onchip_in ? 1 : 0) | (onchip_out ? 2 : 0)) : "",
                      out_dtype != dtype ? fmt::format(":o{}", to_string(out_dtype)) : "",
                      attention_kernel != AttentionKernel::Native ? fmt::format(":a{}", to_string(attention_kernel)) : "",
-                     bf16_rate ? ":r16" : "", fused_attention ? ":fa" : "");
+                     bf16_rate ? ":r16" : "", fused_attention ? ":fa" : "",
+                     passes_with_activation_engine >= 0 ? fmt::format(":pa{}", passes_with_activation_engine) : "");
 }
 
 }  // namespace trnsim

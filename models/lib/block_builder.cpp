@@ -284,6 +284,7 @@ struct Emitter {
       qk.attention_kernel = c.w.attention_kernel;
       Op sm = ops::vector_op(OpKind::Softmax, "flash.softmax", b * a * sq * n, n, 1, 3, true, 5, c.dt);
       sm.onchip_in = sm.onchip_out = true;
+      sm.passes_with_activation_engine = 1;  // the row max; exp(s - max) and its row sum in one activation pass
       Op pv = ops::gemm("flash.context", b * a, sq, n, dv, c.dt);
       pv.onchip_in = true;
       pv.attention_kernel = c.w.attention_kernel;

@@ -185,6 +185,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
         out.push_back(std::move(re));
         Op ex = ops::vector_op(OpKind::Elementwise, o.label + ".bwd_exp", o.batch * o.m * o.n, o.n, 1, 1, true, 2, o.dtype);
         ex.onchip_in = ex.onchip_out = true;
+        ex.passes_with_activation_engine = 0;  // exp(s - lse): the bias is the activation's own
         ex.fused_attention = o.fused_attention;
         out.push_back(std::move(ex));
       }
@@ -201,6 +202,9 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
       b.onchip_in = o.onchip_in;
       b.onchip_out = o.onchip_out;
       b.fused_attention = o.fused_attention;
+      // Inside a flash kernel dS = P x (dP - D), D the per-row sum of dO x O: one pass over the two
+      // tensors with the row's scalar (NeuronCore's scalar-tensor-tensor instruction).
+      if (o.passes_with_activation_engine >= 0) b.passes_with_activation_engine = 1;
       out.push_back(std::move(b));
       break;
     }

@@ -244,7 +244,8 @@ void lower_streaming(const Op& op, const HwSpec& hw, Program& p) {
     };
     if (gpsimd_op) chain.push_back({Queue::GpSimd, pass(hw.gpsimd, 2.0)});
     else if (!dma_only) {
-      for (int k = 0; k < op.passes; ++k) chain.push_back({Queue::Vector, pass(vec, in_factor)});
+      const int passes = hw.scalar.present && op.passes_with_activation_engine >= 0 ? op.passes_with_activation_engine : op.passes;
+      for (int k = 0; k < passes; ++k) chain.push_back({Queue::Vector, pass(vec, in_factor)});
       if (op.transcendental) {
         if (hw.scalar.present) chain.push_back({Queue::Scalar, pass(hw.scalar, 1.0)});
         else chain.push_back({Queue::Vector, pass(vec, kTranscendentalOnVector)});

@@ -223,3 +223,36 @@ TEST_CASE("A100 GEMM time follows wave quantisation of its CTA tiles", "[tlm][gp
   CHECK(t2 == Approx(1.25 * wave_s).epsilon(1e-3));
   CHECK(spill.flops.base() / t2 < 0.9 * peak * hw.tensor.efficiency);  // 10/9 of the work in 1.25x the time
 }
+
+// A flash kernel's online softmax on a chip with an activation engine (NeuronCore ScalarE: exp with
+// a per-row bias and an accumulated row sum in one instruction) needs one vector pass, the row max;
+// a GPU's SMs run max, shift and sum as vector passes and the exponential among them. Closed form on
+// the vector queue's busy time: passes x (elements / lanes / elems per lane-cycle + overhead) cycles.
+TEST_CASE("the flash softmax's vector passes follow the chip's activation engine", "[tlm]") {
+  const int64_t elems = int64_t{128} * 8192 * 64;  // one partition's tiles of 8,192, 64 of them
+  Op sm = ops::vector_op(OpKind::Softmax, "flash.softmax", elems, 4096, 1, 3, true, 5, DType::BF16);
+  sm.onchip_in = sm.onchip_out = true;
+  sm.fused_attention = true;
+  auto vector_busy = [](const HwSpec& hw, const Op& op) {
+    auto& p = Platform::instance();
+    p.configure(hw);
+    return p.timer().run_program(lower_op(op, hw), 1).busy_s[static_cast<size_t>(Queue::Vector)];
+  };
+  auto pass_s = [&](const HwSpec& hw, double instructions_per_element = 1) {
+    const LaneEngineSpec& v = hw.vector;
+    const double per_lane = static_cast<double>(elems) / v.lanes;
+    const double tiles = std::ceil(per_lane / 8192.0);
+    return (per_lane * instructions_per_element / v.elems_per_lane_cycle + tiles * v.overhead_cycles) / v.clock_hz;
+  };
+  const HwSpec t = trn1();
+  REQUIRE(t.scalar.present);
+  CHECK(vector_busy(t, sm) == Approx(3 * pass_s(t)).epsilon(1e-3));  // no activation-engine count: as written
+  sm.passes_with_activation_engine = 1;
+  CHECK(vector_busy(t, sm) == Approx(pass_s(t)).epsilon(1e-3));
+  CHECK(sm.shape_key() != ops::vector_op(OpKind::Softmax, "x", elems, 4096, 1, 3, true, 5, DType::BF16).shape_key());
+  // A GPU has no activation engine: three vector passes, and the exponential one more of four
+  // instructions per element.
+  const HwSpec g = load_hw_spec(hw_path("dgx-a100-80g"));
+  REQUIRE_FALSE(g.scalar.present);
+  CHECK(vector_busy(g, sm) == Approx(3 * pass_s(g) + pass_s(g, 4)).epsilon(1e-3));
+}

@@ -122,6 +122,11 @@ struct Op {
   int inputs = 1;         // operands per pass (1 or 2)
   int passes = 1;         // dependent engine passes (e.g. LayerNorm: mean, var, normalise)
   bool transcendental = false;  // needs the scalar (activation) engine: exp, GeLU, SiLU
+  // Vector passes when the chip has an activation (scalar) engine that applies the exponential with
+  // a per-row bias and accumulates the row sum in the same instruction (NeuronCore's ScalarE); -1:
+  // `passes` everywhere. A flash kernel's online softmax then needs one vector pass (the row max)
+  // where a GPU's SMs run max, shift and sum (and the exponential) as separate instructions.
+  int passes_with_activation_engine = -1;
   // Fused kernels keep intermediates in on-chip memory (SBUF / shared memory): the first
   // operand (GEMM A, or a vector op's inputs) is not loaded from HBM, the output not stored.
   bool onchip_in = false, onchip_out = false;
