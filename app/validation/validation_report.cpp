@@ -229,10 +229,11 @@ std::string validation_markdown(const nlohmann::json& v) {
   }
   if (v.contains("interval_coverage")) {
     o += "\n## Prediction intervals: coverage on held-out datasets\n\n"
-         "`trnsim run`, `trnsim compare` and `trnsim search` give a 90% interval built from the leave-one-dataset-out errors: every "
-         "dataset's mean offset (a stack nobody fitted may be off like any seen dataset) plus every dataset's spread "
-         "around its mean (its rows may scatter like any seen dataset's), on a measured chip and an extrapolated one "
-         "alike; widened to +-1.645 s.d. of the prediction's own parameter uncertainty where that is wider (the "
+         "`trnsim run`, `trnsim compare` and `trnsim search` give a 90% interval built from the leave-one-dataset-out errors: "
+         "each dataset's mean offset (a stack nobody fitted may be off like any seen dataset) plus each dataset's spread "
+         "around its mean (its rows may scatter like any seen dataset's), from the chip's own family where it was "
+         "measured on three or more datasets (A100, H100, Blackwell), else from every family (Trainium, Gaudi, the "
+         "500 W H100s, and chips nobody has measured); widened to +-1.645 s.d. of the prediction's own parameter uncertainty where that is wider (the "
          "fitted parameters' log covariance through the prediction's sensitivity to each: large where the rows "
          "left do not pin a parameter and it comes from the other families' pooled value). "
          "Checked here on data it was not built from: each row against the interval built with its whole "

@@ -89,6 +89,35 @@ TEST_CASE("interval coverage: each row against the interval built with its whole
   CHECK(interval_coverage(one).empty());
 }
 
+// Session 36: a family measured on three or more datasets takes its own datasets' offsets and
+// spread (issue 25: "from the validation residuals of its family"); with fewer it takes every
+// family's, as above.
+TEST_CASE("interval coverage: a family of three or more datasets is held to its own residuals", "[compare][interval]") {
+  nlohmann::json rows = nlohmann::json::array();
+  auto add = [&](const char* fam, const char* ds, double e) {
+    rows.push_back({{"family", fam}, {"dataset", ds}, {"quantity", "tokens_per_s_per_gpu"}, {"status", "predicted"},
+                    {"error_lodo_pct", 100 * e}});
+  };
+  // Family A: d1, d2, d3 of small errors, ten rows each (any two of them: the 20 rows its own rule
+  // needs); family B: one dataset 60 % off, whose offset a pooled interval would take in.
+  for (int i = 0; i < 10; ++i) add("A", "d1", 0.01 * (i % 3) - 0.01);
+  for (int i = 0; i < 10; ++i) add("A", "d2", 0.02 + 0.01 * (i % 2));
+  for (int i = 0; i < 10; ++i) add("A", "d3", -0.02 + 0.01 * (i % 2));
+  for (int i = 0; i < 10; ++i) add("B", "d4", 0.6 + 0.02 * (i % 2));
+  add("A", "d1", 0.5);  // a miss of family A: inside the pooled interval (B's offset), outside A's own
+  const auto c = interval_coverage(rows);
+  // d1 held out, family A: offsets {0.025 (d2), -0.015 (d3)} + spreads of d2, d3 (+-0.005): [-0.02, 0.03];
+  // all ten ordinary d1 rows (-0.01 .. 0.01) inside, the 0.5 miss outside.
+  const auto d = interval_coverage_by_dataset(rows);
+  CHECK(d["d1"]["rows"] == 11);
+  CHECK(d["d1"]["covered"] == 10);
+  // Family B has one dataset: nothing of its own to hold it to, and nothing else is left of it.
+  CHECK(d["d4"]["rows"] == 10);
+  // The model behind `trnsim run`: a measured chip of family A would take A's residuals alone; the
+  // pooled rule (family B, extrapolated chips) takes every row.
+  CHECK(c["A"]["rows"] == 31);
+}
+
 TEST_CASE("parameter term: sqrt(g^T C g), and the interval is the wider of it and the offsets-and-spread one", "[compare][interval]") {
   const LogCovariance cov = {{"a", {{"a", 0.04}, {"b", 0.01}}}, {"b", {{"a", 0.01}, {"b", 0.09}}}};
   // g_a^2 C_aa + 2 g_a g_b C_ab + g_b^2 C_bb = 0.04 - 0.04 + 0.36
@@ -153,14 +182,15 @@ TEST_CASE("the stored 90 % intervals cover the recorded share of held-out rows (
   const auto limits = nlohmann::json::parse(std::ifstream(std::string(TRNSIM_SOURCE_DIR) +
                                                           "/results/validation/thresholds.json"))["interval_coverage_pct"];
   const double all = doc["interval_coverage"]["all"]["coverage_pct"].get<double>();
-  CHECK(limits["all_min"].get<double>() >= 85.0);  // the recorded bounds are never looser than ...
-  CHECK(limits["all_max"].get<double>() <= 95.5);  // ... the rule, by more than the recorded exception
+  CHECK(limits["all_min"].get<double>() >= 85.0);  // the recorded bounds are never looser than the rule
+  CHECK(limits["all_max"].get<double>() <= 95.0);  // (session 36 withdrew session 35's exceptions)
   CHECK(all >= limits["all_min"].get<double>());
   CHECK(all <= limits["all_max"].get<double>());
   for (auto it = doc["interval_coverage"].begin(); it != doc["interval_coverage"].end(); ++it) {
     INFO(it.key());
-    const double floor = limits["family_min"].value(it.key(), limits["family_min_default"].get<double>());
-    CHECK(floor >= 70.0);
+    const double floor = limits.contains("family_min") ? limits["family_min"].value(it.key(), limits["family_min_default"].get<double>())
+                                                       : limits["family_min_default"].get<double>();
+    CHECK(floor >= 80.0);
     CHECK(it.value()["coverage_pct"].get<double>() >= floor);
   }
 }
