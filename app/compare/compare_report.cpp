@@ -44,10 +44,10 @@ std::string compare_markdown(const nlohmann::json& doc) {
   o += fmt::format(
       "Regenerate: `trnsim compare {}` (CI checks the numbers against this file). Each row is the fastest "
       "layout the exact search finds for that hardware at that chip count (sequence {} tokens; axes `{}` plus the "
-      "hardware's own), at BF16 and at the chip's fastest low-precision format. Prices: `{}`, read {} ({}); "
+      "hardware's own, and the recompute policies its stack has unless the axes name them), at BF16 and at the chip's fastest low-precision format. Prices: `{}`, read {} ({}); "
       "replace the file with your own quote (`--prices`). Intervals are 90% prediction intervals from the validation "
-      "corpus's leave-one-dataset-out errors (`trnsim validation`): every dataset's offset plus every dataset's spread, "
-      "the same rule for every chip. On an **extrapolated** chip (no public training measurement: trn2, trn3, H200) "
+      "corpus's leave-one-dataset-out errors (`trnsim validation`): the datasets' offsets plus their spreads, from the "
+      "chip's own family where it was measured on three or more datasets (the GPUs), else from every family. On an **extrapolated** chip (no public training measurement: trn2, trn3, H200) "
       "nothing checks trnsim, and the interval cannot say how far off its unmeasured parameters are. MFU is given against the BF16 peak (comparable across rows; a low-precision run can exceed 100 %) and against the dense peak of the format the linear layers run in.\n\n",
       from_dir(st["file"], "studies/"), st["seq_len"].get<int64_t>(), st["axes"].get<std::string>(), from_dir(pr["file"], "prices/"),
       pr["date"].get<std::string>(), pr["source"].get<std::string>());
