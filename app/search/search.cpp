@@ -293,7 +293,16 @@ nlohmann::json run_search(const SearchOptions& o) {
   doc["space"] = {{"model", o.space.model}, {"hw", o.space.hws}, {"nodes", o.space.nodes}, {"seq_len", o.space.seq_len},
                   {"global_batch", o.space.global_batch}, {"axes", o.space.axes}, {"top_k", o.top_k},
                   {"train_tokens", o.train_tokens}, {"mode", o.exhaustive ? "exhaustive" : "branch-and-bound"}};
-  if (!o.space.stack.empty()) doc["space"]["stack"] = {{"name", o.space.stack}, {"fixed_axes", o.space.stack_axes}};
+  if (!o.space.stack.empty()) {
+    doc["space"]["stack"] = {{"name", o.space.stack}, {"fixed_axes", o.space.stack_axes}};
+    // The recompute policies searched: --axes's if it names recompute, else the stack's (if it lists them).
+    static const char* policy[] = {"none", "selective", "full", "op_selective"};
+    if (!o.space.axes.count("recompute") && !o.space.stack_recompute.empty()) {
+      std::vector<std::string> names;
+      for (int ck : o.space.stack_recompute) names.push_back(policy[ck]);
+      doc["space"]["stack"]["recompute_policies"] = names;
+    }
+  }
   if (o.space.lora_rank > 0) doc["space"]["lora_rank"] = o.space.lora_rank;
   if (o.space.document_tokens > 0) doc["space"]["document_tokens"] = o.space.document_tokens;
   doc["top_by_throughput"] = rows_of(top_time);
@@ -316,8 +325,11 @@ std::string search_markdown(const nlohmann::json& doc) {
   const auto& c = doc["counts"];
   std::string o = fmt::format("# trnsim search: {} on {}\n\n", doc["space"]["model"].get<std::string>(), doc["space"]["hw"].dump());
   if (doc["space"].contains("stack"))
-    o += fmt::format("Stack profile: {} (stacks/{}.json); axes it fixes: {}.\n\n", doc["space"]["stack"]["name"].get<std::string>(),
-                     doc["space"]["stack"]["name"].get<std::string>(), doc["space"]["stack"]["fixed_axes"].dump());
+    o += fmt::format("Stack profile: {} (stacks/{}.json); axes it fixes: {}{}.\n\n", doc["space"]["stack"]["name"].get<std::string>(),
+                     doc["space"]["stack"]["name"].get<std::string>(), doc["space"]["stack"]["fixed_axes"].dump(),
+                     doc["space"]["stack"].contains("recompute_policies")
+                         ? fmt::format("; recompute policies it has, searched: {}", doc["space"]["stack"]["recompute_policies"].dump())
+                         : "");
   if (doc["space"].contains("lora_rank"))
     o += fmt::format("LoRA fine-tuning: rank-{} adapters on every linear layer, the base frozen.\n\n",
                      doc["space"]["lora_rank"].get<int64_t>());

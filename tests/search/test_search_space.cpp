@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "scenario.hpp"
+#include "search.hpp"
 #include "search_space.hpp"
 #include "trnsim/error.hpp"
 
@@ -151,6 +152,22 @@ TEST_CASE("a stack profile's checkpointing policies are the search's recompute a
   CHECK(policies("llm-foundry", "") == std::set<int>{none, sel, full});
   CHECK(policies(nullptr, "") == std::set<int>{none, sel, full});
   CHECK(policies("torchtitan", ";recompute=selective") == std::set<int>{sel});  // a what-if the user asks for
+  // The search's report names the policies it searched, from the stack, or none when --axes chose.
+  SearchOptions o;
+  o.space.model = "llama2-7b";
+  o.space.hws = {"dgx-h100"};
+  o.space.nodes = {1};
+  o.space.seq_len = 2048;
+  o.space.global_batch = 8;
+  o.space.axes = parse_axes("tp=1;pp=1;vs=1;mb=1");
+  use_stack(o.space, "torchtitan", stack_lookup());
+  o.top_k = 1;
+  const auto doc = run_search(o);
+  CHECK(doc["space"]["stack"]["recompute_policies"] == nlohmann::json({"none", "op_selective", "full"}));
+  CHECK(search_markdown(doc).find("recompute policies it has, searched: [\"none\",\"op_selective\",\"full\"]") != std::string::npos);
+  o.space.axes = parse_axes("tp=1;pp=1;vs=1;mb=1;recompute=full");
+  use_stack(o.space, "torchtitan", stack_lookup());
+  CHECK_FALSE(run_search(o)["space"]["stack"].contains("recompute_policies"));
 }
 
 // A profile's grad_reduce reaches every layout where the layout's ZeRO stage allows it: KempnerForge
