@@ -161,9 +161,12 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
   // an element-wise chain (RMSNorm, rotary, SwiGLU, the loss) as its own kernel, each reading and
   // writing HBM. The workload's own fused/elementwise wins.
   const auto elementwise = pointer("fused/elementwise");
-  if (s.defaults.value("execution", std::string()) == "compiled" && !s.defaults.contains(elementwise) &&
-      workload.value("execution", std::string()) == "eager" && !out.contains(elementwise) &&
-      (!out.contains("fused") || out.at("fused").is_object())) {
+  const auto is = [](const nlohmann::json& j, const char* key, const char* value) {  // a wrong type is the reader's to report
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() && it->get<std::string>() == value;
+  };
+  if (is(s.defaults, "execution", "compiled") && !s.defaults.contains(elementwise) && is(workload, "execution", "eager") &&
+      !out.contains(elementwise) && (!out.contains("fused") || out.at("fused").is_object())) {
     out[elementwise] = false;
     if (taken) taken->push_back("fused/elementwise = false");
   }
