@@ -296,10 +296,9 @@ nlohmann::json run_search(const SearchOptions& o) {
   if (!o.space.stack.empty()) {
     doc["space"]["stack"] = {{"name", o.space.stack}, {"fixed_axes", o.space.stack_axes}};
     // The recompute policies searched: --axes's if it names recompute, else the stack's (if it lists them).
-    static const char* policy[] = {"none", "selective", "full", "op_selective"};
     if (!o.space.axes.count("recompute") && !o.space.stack_recompute.empty()) {
       std::vector<std::string> names;
-      for (int ck : o.space.stack_recompute) names.push_back(policy[ck]);
+      for (int ck : o.space.stack_recompute) names.push_back(to_string(static_cast<Checkpointing>(ck)));
       doc["space"]["stack"]["recompute_policies"] = names;
     }
   }

@@ -113,11 +113,9 @@ void use_stack(SpaceSpec& spec, const std::string& name, const StackLookup& stac
   const auto e = profile.defaults.find("parallel");
   spec.stack_ep_overlap = e != profile.defaults.end() && e->is_object() && e->value("ep_overlap", false);
   spec.stack_recompute.clear();
-  for (const auto& policy : profile.checkpointing_policies) {
-    static const char* order[] = {"none", "selective", "full", "op_selective"};
-    for (int ck = 0; ck < 4; ++ck)
-      if (policy == order[ck]) spec.stack_recompute.push_back(ck);
-  }
+  for (const auto& policy : profile.checkpointing_policies)
+    for (int ck = 0; ck < 4; ++ck)  // the recompute axis's values are Checkpointing's
+      if (policy == to_string(static_cast<Checkpointing>(ck))) spec.stack_recompute.push_back(ck);
   spec.stack_axes.clear();
   const std::pair<const char*, const char*> axis_of[] = {{"attention", "attention"},    {"fused/qkv", "fused"},
                                                          {"parallel/sequence_parallel", "sp"},
@@ -274,14 +272,13 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
 Precision precision_of_layout(const Layout& l, const HwSpec& hw) { return precision_of(l.prec, hw); }
 
 std::string layout_name(const Layout& l, const SpaceSpec& spec) {
-  static const char* ck[] = {"none", "selective", "full", "op_selective"};
   static const char* pr[] = {"", "-fp8", "-mxfp8", "-nvfp4"};
   return fmt::format("{}-{}-{}n-tp{}{}{}-pp{}-v{}-dp{}{}{}{}-mb{}-{}-z{}{}-{}-{}{}", spec.model, spec.hws[l.hw], l.nodes, l.tp,
                      l.sp ? "sp" : "", l.tp_overlap ? "o" : "", l.pp, l.vs, l.dp,
                      l.cp > 1 ? fmt::format("-cp{}", l.cp) : "",
                      l.ep > 1 ? fmt::format("-ep{}{}", l.ep, l.ep_overlap ? "o" : "") : "",
                      l.etp > 1 ? fmt::format("-etp{}", l.etp) : "", l.mb,
-                     ck[l.ckpt], l.zero, l.overlap_dp ? "" : "-nodpo", l.fused ? "fused" : "unfused",
+                     to_string(static_cast<Checkpointing>(l.ckpt)), l.zero, l.overlap_dp ? "" : "-nodpo", l.fused ? "fused" : "unfused",
                      l.flash ? "flash" : "attn", pr[l.prec]);
 }
 

@@ -116,8 +116,9 @@ nlohmann::json coverage_by(const std::vector<Residual>& res, Key key) {
   std::map<std::string, Count> by;
   for (const auto& r : res) {
     size_t n = 0;
-    const auto held = std::make_pair(r.dataset, r.family);
-    if (!bounds.count(held)) bounds[held] = bounds_of(g, r.dataset, n, r.family);
+    // Families without enough datasets of their own share the pooled interval: one entry for them.
+    const auto held = std::make_pair(r.dataset, own_family(g, r.family, r.dataset) ? r.family : std::string());
+    if (!bounds.count(held)) bounds[held] = bounds_of(g, r.dataset, n, held.second);
     if (std::isnan(bounds[held].first)) continue;  // no other dataset to build an interval from
     Interval iv;
     std::tie(iv.e_lo, iv.e_hi) = bounds[held];

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
 #include "trnsim/json_reader.hpp"
 #include "workload.hpp"
@@ -78,14 +79,15 @@ StackProfile stack_profile_from_json(const nlohmann::json& j, const std::string&
   s.sources = r.strings("sources");  // each names where a setting comes from
   if (r.has("assumptions")) s.assumptions = r.strings("assumptions");
   if (r.has("checkpointing_policies")) {
-    static const std::vector<std::string> known = {"none", "selective", "full", "op_selective"};
+    std::vector<std::string> known;  // the workload's checkpointing values
+    for (auto c : {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full, Checkpointing::OpSelective})
+      known.push_back(to_string(c));
     s.checkpointing_policies = r.strings("checkpointing_policies");
-    for (size_t i = 0; i < s.checkpointing_policies.size(); ++i) {
-      const std::string& p = s.checkpointing_policies[i];
+    std::set<std::string> seen;
+    for (const std::string& p : s.checkpointing_policies) {
       if (std::find(known.begin(), known.end(), p) == known.end())
         r.fail("checkpointing_policies", fmt::format("unknown policy \"{}\"; use {}", p, fmt::join(known, ", ")));
-      if (std::find(s.checkpointing_policies.begin(), s.checkpointing_policies.begin() + static_cast<std::ptrdiff_t>(i), p) !=
-          s.checkpointing_policies.begin() + static_cast<std::ptrdiff_t>(i))
+      if (!seen.insert(p).second)
         r.fail("checkpointing_policies", fmt::format("\"{}\" is listed twice; list each policy once", p));
     }
   }
