@@ -93,7 +93,7 @@ void add_intervals(nlohmann::json& doc) {
   std::optional<IntervalModel> loaded;
   if (!file.empty()) model = &loaded.emplace(file);
   std::map<std::string, nlohmann::json> by_id;  // a layout listed twice gets one interval
-  for (const char* list : {"top_by_throughput", "top_by_cost", "pareto"})
+  for (const char* list : {"top_by_throughput", "top_by_cost", "pareto", "best_by_cluster"})
     for (auto& r : doc[list]) {
       if (model) {
         const std::string id = r["id"].get<std::string>();
@@ -137,6 +137,14 @@ int cmd_search(const ArgList& argv) {
     std::cout << fmt::format("fastest: {} ({:.0f} tokens/s); cheapest: {} (${:.0f} to train)\n",
                              doc["top_by_throughput"][0]["id"].get<std::string>(), doc["top_by_throughput"][0]["tokens_per_s"].get<double>(),
                              doc["top_by_cost"][0]["id"].get<std::string>(), doc["top_by_cost"][0]["usd_to_train_on_demand"].get<double>());
+  if (doc["best_by_cluster"].size() > 1)
+    for (const auto& r : doc["best_by_cluster"])
+      std::cout << fmt::format("  fastest on {} x {}: {} ({:.0f} tokens/s, ${:.0f} to train)\n", r["nodes"].get<int64_t>(),
+                               r["hw"].get<std::string>(), r["id"].get<std::string>(), r["tokens_per_s"].get<double>(),
+                               r["usd_to_train_on_demand"].get<double>());
+  for (const auto& u : doc["clusters_without_a_fitting_layout"])
+    std::cout << fmt::format("  no layout fits on {} x {} ({} tried)\n", u["nodes"].get<int64_t>(), u["hw"].get<std::string>(),
+                             u["enumerated"].get<int64_t>());
   std::cout << fmt::format("wrote {0}.json {0}.md\n", prefix);
   if (c["fits"].get<size_t>() == 0) {
     std::cerr << fmt::format("error: none of the {} layouts fits in memory (see the rejected counts in {}.md); add nodes, "

@@ -229,11 +229,17 @@ nlohmann::json run_search(const SearchOptions& o) {
                 front.end());
     front.emplace_back(days, cost);
   };
+  // The fastest layout of each (hardware, node count): on one cluster the fastest is also the
+  // cheapest to train, so this answers "which layout on which instance" for every cluster asked.
+  std::map<std::pair<int, int>, uint32_t> best_of_cluster;
+  auto cluster_of = [&](uint32_t i) { return std::make_pair(static_cast<int>(layouts[i].hw), static_cast<int>(layouts[i].nodes)); };
   auto account = [&](const Candidate& c) {
     const nlohmann::json& row = simulate(c);
     insert_top(top_time, c.layout, better_time);
     insert_top(top_cost, c.layout, better_cost);
     add_front(row["days_to_train"].get<double>(), row["usd_to_train_on_demand"].get<double>());
+    auto [it, fresh] = best_of_cluster.emplace(cluster_of(c.layout), c.layout);
+    if (!fresh && better_time(c.layout, it->second)) it->second = c.layout;
   };
   auto bound_metrics = [&](const Candidate& c) {
     return metrics(c.bound_s, tokens_per_step, o.train_tokens, cluster_h(layouts[c.layout]));
@@ -275,6 +281,17 @@ nlohmann::json run_search(const SearchOptions& o) {
       account(c);
     }
     mark("pareto");
+    // Pass 4: the fastest layout of each cluster, by time bound; skip a layout whose bound is below
+    // its cluster's best simulated throughput (the best only improves, so it cannot win later).
+    for (const auto& c : order) {
+      if (simulated.count(c.layout)) continue;
+      const auto best = best_of_cluster.find(cluster_of(c.layout));
+      if (best != best_of_cluster.end() &&
+          bound_metrics(c).tokens_per_s < simulated.at(best->second)["tokens_per_s"].get<double>())
+        continue;
+      account(c);
+    }
+    mark("cluster");
   }
 
   // 3. The result.
@@ -307,6 +324,19 @@ nlohmann::json run_search(const SearchOptions& o) {
   doc["top_by_throughput"] = rows_of(top_time);
   doc["top_by_cost"] = rows_of(top_cost);
   doc["pareto"] = rows_of(pareto);
+  std::vector<uint32_t> cluster_best;
+  for (const auto& [cluster, i] : best_of_cluster) cluster_best.push_back(i);  // by hardware (as given), then nodes
+  doc["best_by_cluster"] = rows_of(cluster_best);
+  std::map<std::pair<int, int>, int64_t> enumerated_in;  // layouts of each cluster before any check of memory
+  for (uint32_t i = 0; i < layouts.size(); ++i) ++enumerated_in[cluster_of(i)];
+  nlohmann::json unfit = nlohmann::json::array();  // clusters asked for where no layout fits
+  for (size_t h = 0; h < o.space.hws.size(); ++h)
+    for (int64_t n : o.space.nodes) {
+      const std::pair<int, int> key{static_cast<int>(h), static_cast<int>(n)};
+      if (!best_of_cluster.count(key))
+        unfit.push_back({{"hw", o.space.hws[h]}, {"nodes", n}, {"enumerated", enumerated_in.count(key) ? enumerated_in[key] : 0}});
+    }
+  doc["clusters_without_a_fitting_layout"] = unfit;
   const size_t fit = fits.size();
   doc["counts"] = {{"enumerated", layouts.size()}, {"rejected", rejected}, {"fits", fit},
                    {"simulated", simulated.size()}, {"bounded_out", fit - simulated.size()},
@@ -339,9 +369,11 @@ std::string search_markdown(const nlohmann::json& doc) {
                    c["enumerated"].get<size_t>(), c["enumerated"].get<size_t>() - c["fits"].get<size_t>(), c["fits"].get<size_t>(),
                    c["simulated"].get<size_t>(), c["bounded_out"].get<size_t>(), doc["space"]["top_k"].get<size_t>(),
                    doc["stats"]["cpu_s"].get<double>(), doc["stats"]["layouts_per_cpu_s"].get<double>());
-  o += "Rejected: ";
-  for (auto it = c["rejected"].begin(); it != c["rejected"].end(); ++it) o += fmt::format("{} {}; ", it.key(), it.value().get<int64_t>());
-  o += "\n";
+  if (!c["rejected"].empty()) {
+    std::vector<std::string> why;
+    for (auto it = c["rejected"].begin(); it != c["rejected"].end(); ++it) why.push_back(fmt::format("{} {}", it.key(), it.value().get<int64_t>()));
+    o += fmt::format("Rejected layouts: {}.\n", fmt::join(why, ", "));
+  }
   // `trnsim search` adds each row's 90% interval (cmd_search.cpp) when validation results exist.
   const bool with_interval = !doc["top_by_throughput"].empty() && doc["top_by_throughput"][0].contains("interval");
   auto table = [&](const char* title, const nlohmann::json& rows) {
@@ -361,6 +393,15 @@ std::string search_markdown(const nlohmann::json& doc) {
   table("Top by throughput", doc["top_by_throughput"]);
   table("Top by cost to train", doc["top_by_cost"]);
   table("Pareto front (days vs cost to train)", doc["pareto"]);
+  if (doc.contains("best_by_cluster") && doc["best_by_cluster"].size() + doc["clusters_without_a_fitting_layout"].size() > 1) {
+    table("Fastest per hardware and node count (on its cluster also the cheapest to train)", doc["best_by_cluster"]);
+    for (const auto& u : doc["clusters_without_a_fitting_layout"])
+      o += u["enumerated"].get<int64_t>() > 0
+               ? fmt::format("\nNo layout fits on {} node(s) of {} ({} tried; see the rejected counts).\n", u["nodes"].get<int64_t>(),
+                             u["hw"].get<std::string>(), u["enumerated"].get<int64_t>())
+               : fmt::format("\nNo layout of the space on {} node(s) of {}: the divisibility checks and --axes leave none.\n",
+                             u["nodes"].get<int64_t>(), u["hw"].get<std::string>());
+  }
   return o;
 }
 

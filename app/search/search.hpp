@@ -7,8 +7,9 @@
 // micro-batch, recompute, SP, TP overlap, fusion, attention), computed once per shape on every
 // core (plan_shapes.hpp) and shared by every DP degree, ZeRO stage, DP-overlap setting and node
 // count. Step simulations run on the calling thread (SystemC has one kernel per process). Branch-and-bound then runs
-// three passes (by time bound, by cost bound, by Pareto dominance); a layout is simulated only if
-// its bound could still beat the current K-th best or enter the front. The state only improves,
+// four passes (by time bound, by cost bound, by Pareto dominance, by time bound within each
+// cluster of hardware x node count); a layout is simulated only if its bound could still beat the
+// current K-th best, enter the front or beat its cluster's fastest. The state only improves,
 // so a layout skipped once can never enter the final result: the answer equals exhaustive
 // simulation (`--exhaustive` checks it), ties broken by layout name.
 #pragma once
@@ -29,6 +30,8 @@ struct SearchOptions {
 };
 
 // The result document: top_by_throughput, top_by_cost (rows with breakdowns), pareto (rows),
+// best_by_cluster (the fastest row of each hardware x node count that has a fitting layout, by
+// hardware as listed then nodes), clusters_without_a_fitting_layout ({hw, nodes}),
 // counts {enumerated, rejected{reason: n}, fits, bounded_out, simulated, bound_violations},
 // stats {wall_s, cpu_s, layouts_per_cpu_s, shapes}.
 nlohmann::json run_search(const SearchOptions& o);

@@ -10,6 +10,7 @@
 # --stack nemo, whose TP overlap covers the forward (tp_overlap_forward is part of a plan shape).
 # Pipeline degrees that do not divide the layers, when --axes lists them (the balanced split).
 # Expert all-to-all overlap as an axis (session 31).
+# The fastest layout of every cluster (hardware x node count) asked for, also exact.
 # Every listed layout carries a 90% interval (issue 25, item 7) that contains its prediction.
 # ZeRO-2 / ZeRO-3 layouts whose DP stream binds the bound (session 21).
 # usage: search_exactness.sh TRNSIM
@@ -32,7 +33,7 @@ t, n = sys.argv[1], sys.argv[2]
 bb, ex = json.load(open(f"{t}/{n}-bb.json")), json.load(open(f"{t}/{n}-ex.json"))
 assert ex["counts"]["simulated"] == ex["counts"]["fits"] > 0, (n, ex["counts"])
 assert ex["counts"]["bound_violations"] == 0 and bb["counts"]["bound_violations"] == 0, n
-for key in ("top_by_throughput", "top_by_cost", "pareto"):
+for key in ("top_by_throughput", "top_by_cost", "pareto", "best_by_cluster"):
     assert json.dumps(bb[key], sort_keys=True) == json.dumps(ex[key], sort_keys=True), \
         f"{n}: {key}: branch-and-bound differs from exhaustive simulation"
     # Every listed layout carries the 90% interval of its hardware (results/validation.json), around it.
@@ -55,6 +56,12 @@ assert ex["counts"]["enumerated"] >= 5000 and ex["counts"]["simulated"] >= 5000,
 assert len({r["hw"] for r in ex["top_by_throughput"] + ex["top_by_cost"]}) == 2 or len({r["hw"] for r in ex["pareto"]}) >= 1
 assert len(bb["top_by_throughput"]) == 20 and len(bb["top_by_cost"]) == 20 and bb["pareto"]
 assert bb["counts"]["simulated"] < ex["counts"]["simulated"], "nothing was bounded out"
+# The fastest layout of each cluster (hardware x nodes): one per cluster asked, none faster in any list.
+best = {(r["hw"], r["nodes"]): r for r in bb["best_by_cluster"]}
+assert sorted(best) == [("p4d.24xlarge", 1), ("trn1.32xlarge", 1)] and not bb["clusters_without_a_fitting_layout"], best.keys()
+for r in bb["top_by_throughput"] + bb["top_by_cost"] + bb["pareto"]:
+    assert r["tokens_per_s"] <= best[(r["hw"], r["nodes"])]["tokens_per_s"], (r["id"], best[(r["hw"], r["nodes"])]["id"])
+assert bb["top_by_throughput"][0]["id"] in {r["id"] for r in best.values()}
 c = bb["counts"]
 print(f"search exact: {c['enumerated']} layouts, {c['fits']} fit, {c['simulated']} simulated by branch-and-bound "
       f"vs {ex['counts']['simulated']} exhaustively; bound <= step on all {ex['counts']['simulated']}")

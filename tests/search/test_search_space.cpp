@@ -170,6 +170,30 @@ TEST_CASE("a stack profile's checkpointing policies are the search's recompute a
   CHECK_FALSE(run_search(o)["space"]["stack"].contains("recompute_policies"));
 }
 
+// The fastest layout of each cluster (hardware x node count): Llama 3.1 70B's weights and Adam state
+// (16 bytes a parameter, ~1.1 TB) cannot fit on one DGX H100 (640 GB) even fully sharded, so that
+// cluster is named as having no fitting layout; on four nodes the cluster's fastest row is the top
+// of the throughput list (the only cluster), and the report says both.
+TEST_CASE("search: the fastest layout of every cluster, and the clusters where nothing fits", "[search]") {
+  SearchOptions o;
+  o.space.model = "llama3.1-70b";
+  o.space.hws = {"dgx-h100"};
+  o.space.nodes = {1, 4};
+  o.space.seq_len = 2048;
+  o.space.global_batch = 32;
+  o.space.axes = parse_axes("tp=8;pp=1;vs=1;mb=1;recompute=full;zero=0,3;sp=on;tp_overlap=off;dp_overlap=on;fused=on;attention=flash");
+  o.top_k = 2;
+  const auto doc = run_search(o);
+  REQUIRE(doc["best_by_cluster"].size() == 1);
+  CHECK(doc["best_by_cluster"][0]["nodes"] == 4);
+  CHECK(doc["best_by_cluster"][0]["id"] == doc["top_by_throughput"][0]["id"]);
+  CHECK(doc["clusters_without_a_fitting_layout"] == nlohmann::json::array({{{"hw", "dgx-h100"}, {"nodes", 1}, {"enumerated", 1}}}));
+  const std::string md = search_markdown(doc);
+  CHECK(md.find("## Fastest per hardware and node count") != std::string::npos);
+  CHECK(md.find("No layout fits on 1 node(s) of dgx-h100 (1 tried") != std::string::npos);
+  CHECK(md.find("Rejected layouts: does not fit in HBM") != std::string::npos);
+}
+
 // A profile's grad_reduce reaches every layout where the layout's ZeRO stage allows it: KempnerForge
 // reduces once per step (FSDP2 without gradient sync), so its ZeRO-3 layouts hold the unsharded
 // gradients, as `trnsim run` of the same workload does; a ZeRO-2 layout still reduces every
