@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 namespace trnsim {
@@ -20,11 +21,59 @@ std::string config_message(const std::string& file, const std::string& path, con
 // Config files are small; anything larger is not one (and /dev/zero must not fill memory).
 constexpr std::uintmax_t kMaxConfigBytes = 16u << 20;
 
+namespace {
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// For a missing file: the closest .json names in its folder (a typo of a model or instance name:
+// names that begin with what was given, else those at the least edit distance, the longer shared
+// prefix first), or nothing when no name is close.
+std::string did_you_mean(const std::string& file) {
+  const std::filesystem::path p(file);
+  if (p.extension() != ".json") return "";
+  const std::string want = p.stem().string();
+  struct Near {
+    size_t distance, shared;
+    std::string name;
+  };
+  std::vector<Near> near;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(p.has_parent_path() ? p.parent_path() : ".", ec)) {
+    if (e.path().extension() != ".json") continue;
+    const std::string name = e.path().stem().string();
+    size_t shared = 0;
+    while (shared < std::min(name.size(), want.size()) && name[shared] == want[shared]) ++shared;
+    const size_t d = shared == want.size() ? 0 : edit_distance(want, name);  // a prefix of the name: p5en for p5en.48xlarge
+    if (d <= std::max<size_t>(2, want.size() / 3)) near.push_back({d, shared, name});
+  }
+  if (near.empty()) return "";
+  std::sort(near.begin(), near.end(), [](const Near& a, const Near& b) {
+    return std::tie(a.distance, b.shared, a.name) < std::tie(b.distance, a.shared, b.name);
+  });
+  std::vector<std::string> names;
+  for (const auto& n : near)
+    if (n.distance == near.front().distance && names.size() < 3) names.push_back(n.name);
+  return fmt::format("; did you mean {}?", fmt::join(names, " or "));
+}
+}  // namespace
+
 nlohmann::json load_json_file(const std::string& file) {
   std::error_code ec;
   const auto st = std::filesystem::status(file, ec);
   if (ec || !std::filesystem::exists(st))
-    throw FileError(config_message(file, "", "cannot open file; check the path (see `trnsim list`)"));
+    throw FileError(config_message(file, "", fmt::format("cannot open file: no such file{} (`trnsim list` shows what there is)", did_you_mean(file))));
   if (!std::filesystem::is_regular_file(st))
     throw FileError(config_message(file, "", "not a regular file (a directory, FIFO or device); give a .json file"));
   const auto size = std::filesystem::file_size(file, ec);

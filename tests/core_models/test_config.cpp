@@ -107,3 +107,18 @@ TEST_CASE("a directory or a device is refused by name, without reading it", "[co
     CHECK_THAT(message, Catch::StartsWith(f) && Catch::Contains("not a regular file"));
   }
 }
+
+// A missing file names the closest files of its folder: a name that begins with what was given
+// (an instance without its size), else the names at the least edit distance, the longer shared
+// prefix first; nothing when no name is close.
+TEST_CASE("a missing file suggests the closest names in its folder", "[config]") {
+  auto missing = [](const std::string& dir, const std::string& name) {
+    return config_error([&] { load_json_file(std::string(TRNSIM_SOURCE_DIR) + "/" + dir + "/" + name + ".json"); });
+  };
+  CHECK_THAT(missing("hw", "p5en"), Catch::Contains("no such file; did you mean p5en.48xlarge?"));
+  CHECK_THAT(missing("hw", "p5"), Catch::Contains("did you mean p5.48xlarge or p5en.48xlarge?"));
+  CHECK_THAT(missing("models", "llama3-70b"), Catch::Contains("did you mean llama3.1-70b or llama2-7b?"));
+  CHECK_THAT(missing("models", "qwen3-30b"), Catch::Contains("did you mean qwen3-30b-a3b?"));
+  const std::string far = missing("models", "totally-different");
+  CHECK_THAT(far, Catch::Contains("no such file") && !Catch::Contains("did you mean"));
+}
