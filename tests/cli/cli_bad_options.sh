@@ -45,6 +45,8 @@ check "unknown option -x" $R -x
 check "--output needs a value" $R --output
 check "--format is given more than once" $R --format json --format text
 check "--format \"xml\" is not allowed; choose one of: text, json, md" $R --format xml
+check "--set \"parallel.tp\": expected path=value" $R --set parallel.tp
+check "--set \"name.x=1\": \"name\" is a value, not a section" $R --set "name.x=1"
 check "--format \"xml\" is not allowed" $C --format xml
 check "--recovery \"later\" is not allowed" $C --recovery later
 # search: bad axes, an empty space.

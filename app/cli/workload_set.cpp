@@ -1,0 +1,55 @@
+// workload_set.cpp — see workload_set.hpp.
+#include "workload_set.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+#include <vector>
+
+#include "trnsim/error.hpp"
+
+namespace trnsim {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+void apply_workload_set(nlohmann::json& workload, const std::string& spec, const std::string& option) {
+  for (const std::string& raw : split(spec, ';')) {
+    const std::string item = trim(raw);
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw UsageError(fmt::format("{} \"{}\": expected path=value, e.g. parallel.tp=4;batch.micro_batch=2", option, item));
+    const std::string path = trim(item.substr(0, eq)), text = trim(item.substr(eq + 1));
+    const std::vector<std::string> keys = split(path, '.');
+    if (path.empty() || path.back() == '.' || text.empty())
+      throw UsageError(fmt::format("{} \"{}\": the path and the value must both be given (e.g. nodes=64)", option, item));
+    nlohmann::json* at = &workload;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (keys[k].empty())
+        throw UsageError(fmt::format("{} \"{}\": an empty name in the path \"{}\"", option, item, path));
+      if (at->is_null()) *at = nlohmann::json::object();  // a section the workload did not have yet
+      if (!at->is_object())
+        throw UsageError(fmt::format("{} \"{}\": \"{}\" is a value, not a section, in this workload", option, item,
+                                     fmt::join(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(k), ".")));
+      at = &(*at)[keys[k]];
+    }
+    nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    *at = value.is_discarded() ? nlohmann::json(text) : value;
+  }
+}
+
+}  // namespace trnsim

@@ -1,0 +1,16 @@
+// workload_set.hpp — `trnsim run W --set "parallel.tp=4;batch.micro_batch=2"`: what-if edits of a
+// workload without writing a file. Each `path=value` sets one field of the workload's JSON (a dotted
+// path; objects on the way are created), the value read as JSON where it parses (4, true, "x",
+// [1, 2]) and as a string otherwise (bf16, full); the edited workload is then read as strictly as a
+// file, so an unknown field or an inconsistent layout is the reader's one-line error.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace trnsim {
+
+// Applies `spec` ("a.b=v;c=w") to `workload`; a malformed item (no '=', an empty path or segment,
+// a path through a value that is not an object) is a UsageError naming `option` and the item.
+void apply_workload_set(nlohmann::json& workload, const std::string& spec, const std::string& option = "--set");
+
+}  // namespace trnsim

@@ -1,0 +1,52 @@
+// test_workload_set.cpp — `trnsim run W --set ...`: what-if edits land in the workload's JSON with
+// the types the reader expects, create the sections they name, and the edited workload is read as
+// strictly as a file (an unknown field or a layout that does not multiply out is the reader's error).
+#include <catch2/catch.hpp>
+
+#include "scenario.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
+#include "workload_set.hpp"
+
+using namespace trnsim;
+
+namespace {
+nlohmann::json main_job() { return load_json_file(std::string(TRNSIM_SOURCE_DIR) + "/workloads/llama7b_tp8_dp512.json"); }
+}  // namespace
+
+TEST_CASE("--set edits a workload's fields as JSON values, else strings", "[cli]") {
+  nlohmann::json j = main_job();
+  apply_workload_set(j, " parallel.tp=4; parallel.dp=1024 ;precision=fp8;fused.elementwise=false;;batch.seq_len=2048");
+  CHECK(j["parallel"]["tp"] == 4);
+  CHECK(j["parallel"]["dp"] == 1024);
+  CHECK(j["precision"] == "fp8");                 // not JSON: the word as a string
+  CHECK(j["fused"]["elementwise"] == false);      // a new field of an existing section
+  CHECK(j["batch"]["seq_len"] == 2048);
+  CHECK(j["parallel"]["sequence_parallel"] == true);  // untouched fields stay
+  apply_workload_set(j, "a.b={\"c\":[1,2]}");
+  CHECK(j["a"]["b"]["c"] == nlohmann::json::array({1, 2}));  // sections created on the way, a JSON object as the value
+}
+
+TEST_CASE("--set: the edited workload is read like a file", "[cli]") {
+  nlohmann::json j = main_job();
+  apply_workload_set(j, "parallel.tp=4;parallel.dp=1024");
+  const Scenario s = scenario_from_json(j, "main job with --set", true);
+  CHECK(s.workload.tp == 4);
+  CHECK(s.workload.dp == 1024);
+  nlohmann::json wrong = main_job();
+  apply_workload_set(wrong, "parallel.tp=4");  // 4 x 1 x 512 is not 4,096 cores
+  CHECK_THROWS_AS(scenario_from_json(wrong, "main job with --set", true), ConfigError);
+  nlohmann::json unknown = main_job();
+  apply_workload_set(unknown, "parallel.tpp=4");
+  CHECK_THROWS_WITH(scenario_from_json(unknown, "main job with --set", true), Catch::Contains("tpp"));
+}
+
+TEST_CASE("--set: a malformed edit is a usage error naming it", "[cli]") {
+  nlohmann::json j = main_job();
+  CHECK_THROWS_WITH(apply_workload_set(j, "parallel.tp"), Catch::Contains("\"parallel.tp\": expected path=value"));
+  CHECK_THROWS_WITH(apply_workload_set(j, "parallel..tp=2"), Catch::Contains("an empty name in the path"));
+  CHECK_THROWS_WITH(apply_workload_set(j, "=2"), Catch::Contains("the path and the value must both be given"));
+  CHECK_THROWS_WITH(apply_workload_set(j, "nodes="), Catch::Contains("the path and the value must both be given"));
+  CHECK_THROWS_WITH(apply_workload_set(j, "name.x=1"), Catch::Contains("\"name\" is a value, not a section"));
+  CHECK_THROWS_AS(apply_workload_set(j, "parallel.tp"), UsageError);
+}
