@@ -5,6 +5,7 @@
 
 #include "campaign.hpp"
 #include "cli_args.hpp"
+#include "workload_set.hpp"
 #include "command_api.hpp"
 #include "commands.hpp"
 #include "report.hpp"
@@ -33,6 +34,7 @@ Args campaign_args() {
       .option("trials", "200", "Monte-Carlo trials")
       .option("seed", "1", "random seed (results are reproducible for a seed)")
       .option("format", "text", "text | json")
+      .option("set", "", kWorkloadSetHelp)
       .option("data-dir", "", "directory holding hw/ and models/");
   return a;
 }
@@ -56,7 +58,7 @@ nlohmann::json campaign_json(const Args& a, const Scenario* given) {
   const auto seed = static_cast<uint64_t>(a.integer("seed", 0, INT64_MAX));
   (void)a.choice("format", {"text", "json"});
 
-  const Scenario s = given != nullptr ? *given : load_scenario(a.positional()[0]);
+  const Scenario s = given != nullptr ? *given : load_scenario_with_set(a.positional()[0], a.get("set"), false);
   auto report = make_report(s, execute_step(s));
   CampaignParams p = campaign_params(s, report["throughput"]["tokens_per_s"].get<double>(), rec == "auto");
   p.tokens = tokens;

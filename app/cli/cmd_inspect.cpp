@@ -15,6 +15,7 @@ TRNSIM_BOOST_GRAPH_HEADERS_END
 
 #include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
+#include "workload_set.hpp"
 #include "fault_injection.hpp"
 #include "platform.hpp"
 #include "commands.hpp"
@@ -68,11 +69,12 @@ int cmd_graph(const ArgList& argv) {
          "Print the per-step op counts, FLOPs and bytes by op kind for the workload's representative\n"
          "cores, and optionally write stage 0's operator graph as Graphviz DOT.");
   a.option("dot", "", "write stage 0's graph to FILE (Graphviz DOT)")
+      .option("set", "", kWorkloadSetHelp)
       .option("data-dir", "", "directory holding hw/ and models/");
   if (!a.parse(argv)) return 0;
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   if (a.positional().size() != 1) throw UsageError("trnsim graph: expected one workload file");
-  Scenario s = load_scenario(a.positional()[0], true);
+  Scenario s = load_scenario_with_set(a.positional()[0], a.get("set"), true);
   const double mbs = static_cast<double>(s.plan.micro_batches);
   struct Row {
     double count = 0, tflop = 0, gb_read = 0, gb_written = 0, comm_gb = 0;

@@ -19,7 +19,6 @@
 #include "scenario.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
-#include "trnsim/json_reader.hpp"
 #include "workload_set.hpp"
 
 namespace trnsim {
@@ -33,19 +32,13 @@ int cmd_run(const ArgList& argv) {
       .option("trace", "", "write a Chrome/Perfetto trace-event JSON of the step to FILE")
       .option("output", "", "write the report to FILE instead of stdout")
       .option("op-cache", "", "op-timing cache file: read before, extended after (shared by sweep workers)")
-      .option("set", "", "what-if edits of the workload, e.g. \"parallel.tp=4;parallel.dp=1024;precision=fp8\" (dotted JSON paths; values as JSON, else strings; the result is checked like a file)")
+      .option("set", "", kWorkloadSetHelp)
       .option("data-dir", "", "directory holding hw/ and models/ (default: the source tree)");
   if (!a.parse(argv)) return 0;
   if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
   const std::string fmt_name = a.choice("format", {"text", "json", "md"});
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
-  Scenario s = [&] {
-    if (!a.has("set")) return load_scenario(a.positional()[0], /*allow_oom=*/true);
-    const std::string file = resolve_workload_path(a.positional()[0]);
-    nlohmann::json j = load_json_file(file);
-    apply_workload_set(j, a.get("set"));
-    return scenario_from_json(j, fmt::format("{} (with --set {})", file, a.get("set")), /*allow_oom=*/true);
-  }();
+  Scenario s = load_scenario_with_set(a.positional()[0], a.get("set"), /*allow_oom=*/true);
   // Refused, with how sure trnsim's memory model is when the margin is small (memory_band.hpp).
   if (!s.fits) throw ConfigError(s.memory_error + memory_margin_note(s));
   maybe_inject_fault(s.workload.name);

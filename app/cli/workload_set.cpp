@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
 
 namespace trnsim {
 namespace {
@@ -50,6 +51,18 @@ void apply_workload_set(nlohmann::json& workload, const std::string& spec, const
     nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     *at = value.is_discarded() ? nlohmann::json(text) : value;
   }
+}
+
+const char* const kWorkloadSetHelp =
+    "what-if edits of the workload, e.g. \"parallel.tp=4;parallel.dp=1024;precision=fp8\" (dotted JSON paths; values as "
+    "JSON, else strings; the result is checked like a file)";
+
+Scenario load_scenario_with_set(const std::string& file, const std::string& spec, bool allow_oom) {
+  if (spec.empty()) return load_scenario(file, allow_oom);
+  const std::string path = resolve_workload_path(file);
+  nlohmann::json j = load_json_file(path);
+  apply_workload_set(j, spec);
+  return scenario_from_json(j, fmt::format("{} (with --set {})", path, spec), allow_oom);
 }
 
 }  // namespace trnsim

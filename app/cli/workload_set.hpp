@@ -7,10 +7,19 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "scenario.hpp"
+
 namespace trnsim {
 
 // Applies `spec` ("a.b=v;c=w") to `workload`; a malformed item (no '=', an empty path or segment,
 // a path through a value that is not an object) is a UsageError naming `option` and the item.
 void apply_workload_set(nlohmann::json& workload, const std::string& spec, const std::string& option = "--set");
+
+// The scenario of a workload file (found as `trnsim run` finds it), with `spec` applied first when
+// it is not empty; errors name the file and the edits. run, graph and campaign read workloads so.
+Scenario load_scenario_with_set(const std::string& file, const std::string& spec, bool allow_oom);
+
+// The --set option's help text, one for every command that takes it.
+extern const char* const kWorkloadSetHelp;
 
 }  // namespace trnsim

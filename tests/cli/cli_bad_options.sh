@@ -47,6 +47,8 @@ check "--format is given more than once" $R --format json --format text
 check "--format \"xml\" is not allowed; choose one of: text, json, md" $R --format xml
 check "--set \"parallel.tp\": expected path=value" $R --set parallel.tp
 check "--set \"name.x=1\": \"name\" is a value, not a section" $R --set "name.x=1"
+check "--set \"parallel\": expected path=value" graph workloads/llama7b_tp8_dp512.json --set parallel
+check "--set \"nodes\": expected path=value" $C --set nodes
 check "--format \"xml\" is not allowed" $C --format xml
 check "--recovery \"later\" is not allowed" $C --recovery later
 # search: bad axes, an empty space.
