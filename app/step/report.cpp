@@ -144,6 +144,10 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                               {"usable_capacity", in_gib(cap)},
                               {"headroom", in_gib(cap - m.total())}};
   if (m.low_precision_weights.base() > 0) j["memory_per_core_gib"]["low_precision_weight_copies"] = in_gib(m.low_precision_weights);
+  if (m.allocator_reserve.base() > 0) {
+    j["memory_per_core_gib"]["allocator_reserve"] = in_gib(m.allocator_reserve);
+    j["memory_per_core_gib"]["allocator_fragmentation"] = w.allocator_fragmentation;
+  }
   nlohmann::json cost;
   for (PricePlan plan : {PricePlan::OnDemand, PricePlan::Reserved}) {
     const double node_h = price_per_node_hour(s.hw, plan);
@@ -297,6 +301,9 @@ std::string render_text(const nlohmann::json& j) {
                      j["workload"].value("fp8_param_gather", false)
                          ? " (the only copy of the linear weights: fp8_param_gather, no BF16 one)"
                          : "");
+  if (m.contains("allocator_reserve"))
+    o += fmt::format("  allocator reserve {:.2f} GiB (declared fragmentation {:.1f} % of the live peak)\n",
+                     m["allocator_reserve"].get<double>(), 100 * m["allocator_fragmentation"].get<double>());
   // Sharded state that reduces once per step holds every gradient unsharded: say why grads are big.
   if (j["workload"]["zero"].get<int64_t>() == 3 && j["workload"]["grad_reduce"] == "per_step")
     o += "  grads are unsharded: ZeRO-3 reducing once per step (no gradient sync until the last micro-batch)\n";

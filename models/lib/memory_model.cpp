@@ -372,6 +372,8 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
     // gradient, exp(log-softmax) times the incoming gradient, and their sum (docs/stacks.md).
     if (last && w.loss() == Workload::LossKernel::Eager)
       b.temporary += fp32_logits * (w.loss_parallel && w.tp > 1 ? 2.0 : 1.0);
+    // The allocator's reserve over the live peak, where the stack (or the workload) declares one.
+    b.allocator_reserve = b.total() * w.allocator_fragmentation;
     out.push_back(b);
   }
   return out;
@@ -390,12 +392,13 @@ std::string memory_advice(const MemoryBreakdown& b, const Workload& w, Bytes cap
   else fix = "lower micro_batch or raise tp/pp";
   return fmt::format(
       "needs {:.2f} GiB per core on stage {} but {:.2f} GiB are usable (weights {:.2f}, grads {:.2f}, optimizer {:.2f}, "
-      "master {:.2f}, {}activations {:.2f} for {} micro-batch(es), temporary {:.2f} GiB); {}",
+      "master {:.2f}, {}activations {:.2f} for {} micro-batch(es), temporary {:.2f}{} GiB); {}",
       in_gib(b.total()), b.stage, in_gib(capacity), in_gib(b.weights), in_gib(b.gradients), in_gib(b.optimizer_states),
       in_gib(b.master_weights),
       b.low_precision_weights.base() > 0 ? fmt::format("low-precision weight copies {:.2f}, ", in_gib(b.low_precision_weights))
                                          : std::string(),
-      in_gib(b.activations), b.in_flight, in_gib(b.temporary), fix);
+      in_gib(b.activations), b.in_flight, in_gib(b.temporary),
+      b.allocator_reserve.base() > 0 ? fmt::format(", allocator reserve {:.2f}", in_gib(b.allocator_reserve)) : std::string(), fix);
 }
 
 }  // namespace trnsim

@@ -17,10 +17,12 @@ struct MemoryBreakdown {
   int stage = 0;  // pipeline rank
   Bytes weights, gradients, optimizer_states, master_weights, activations, temporary;
   Bytes low_precision_weights;  // FP8 / MXFP8 / NVFP4 copies of the linear weights (0 otherwise)
+  Bytes allocator_reserve;      // the caching allocator's declared fragmentation over the rest (0 unless declared)
   Bytes activation_per_layer;  // one micro-batch, one layer
   int64_t in_flight = 1;       // (chunk, micro-batch) activation sets live at once on this rank
   Bytes total() const {
-    return weights + gradients + optimizer_states + master_weights + low_precision_weights + activations + temporary;
+    return weights + gradients + optimizer_states + master_weights + low_precision_weights + activations + temporary +
+           allocator_reserve;
   }
 };
 

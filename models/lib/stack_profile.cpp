@@ -21,7 +21,7 @@ const std::vector<std::string>& stack_settable_fields() {
       "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance", "parallel/moe_dispatcher", "parallel/moe_grouped_gemm",
       "parallel/fsdp_shard", "parallel/fsdp_reshard_after_forward", "parallel/fsdp_prefetch", "parallel/grad_reduce",
       "parallel/loss_parallel", "parallel/sp_saves_gathered_inputs", "parallel/ep_overlap", "fp8_param_gather",
-      "loop/batch_launches", "loop/loss_launches", "loop/loss_backward_launches"};
+      "loop/batch_launches", "loop/loss_launches", "loop/loss_backward_launches", "allocator/fragmentation"};
   return fields;
 }
 

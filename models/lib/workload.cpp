@@ -282,6 +282,11 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
       r.fail("attention_kernel", "names the implementation of a flash kernel, and attention is \"unfused\"; set \"attention\": \"flash\" "
                                  "or remove attention_kernel");
   }
+  if (r.has("allocator")) {
+    auto a = r.child("allocator");
+    w.allocator_fragmentation = a.number_or("fragmentation", 0.0, 0.0, 0.9);
+    a.finish();
+  }
   if (r.has("loop")) {
     auto l = r.child("loop");
     w.loop.batch_launches = static_cast<int>(l.integer_or("batch_launches", 0, 0, 10000));
@@ -366,6 +371,7 @@ std::string workload_to_json(const Workload& w) {
   j["precision"] = to_string(w.precision);
   if (w.precision == Precision::FP8) j["fp8_recipe"] = to_string(w.fp8_recipe);
   if (w.fp8_param_gather) j["fp8_param_gather"] = true;
+  if (w.allocator_fragmentation > 0 || stacked) j["allocator"] = {{"fragmentation", w.allocator_fragmentation}};
   if (w.loop.active() || stacked)
     j["loop"] = {{"batch_launches", w.loop.batch_launches}, {"loss_launches", w.loop.loss_launches},
                  {"loss_backward_launches", w.loop.loss_backward_launches}};

@@ -262,6 +262,11 @@ struct Workload {
   // gathered ahead of the one running (FSDP2's default 1; 0: gather just before use).
   bool fsdp_reshard_after_forward = true;
   int64_t fsdp_prefetch = 1;
+  // The caching allocator's reserve beyond the peak of live tensors, as a fraction of that peak
+  // (PyTorch's block rounding and fragmentation): a declared per-stack figure, 0 unless a profile
+  // or the workload states one (`allocator.fragmentation`; no shipped profile does: no source in
+  // the corpus gives a stack's fraction).
+  double allocator_fragmentation = 0;
   // Vocabulary-parallel loss: the LM head's logits stay split over TP through the cross-entropy
   // (Megatron's vocab-parallel CE, torchtitan's loss_parallel). Off: the logits are all-gathered
   // and every TP rank holds and reduces the full-vocabulary logits (DTensor's default

@@ -14,7 +14,7 @@ namespace {
 nlohmann::json main_job() { return load_json_file(std::string(TRNSIM_SOURCE_DIR) + "/workloads/llama7b_tp8_dp512.json"); }
 }  // namespace
 
-TEST_CASE("--set edits a workload's fields as JSON values, else strings", "[cli]") {
+TEST_CASE("trnsim run --set edits a workload's fields as JSON values, else strings", "[cli]") {
   nlohmann::json j = main_job();
   apply_workload_set(j, " parallel.tp=4; parallel.dp=1024 ;precision=fp8;fused.elementwise=false;;batch.seq_len=2048");
   CHECK(j["parallel"]["tp"] == 4);
@@ -27,7 +27,7 @@ TEST_CASE("--set edits a workload's fields as JSON values, else strings", "[cli]
   CHECK(j["a"]["b"]["c"] == nlohmann::json::array({1, 2}));  // sections created on the way, a JSON object as the value
 }
 
-TEST_CASE("--set: the edited workload is read like a file", "[cli]") {
+TEST_CASE("trnsim run --set: the edited workload is read like a file", "[cli]") {
   nlohmann::json j = main_job();
   apply_workload_set(j, "parallel.tp=4;parallel.dp=1024");
   const Scenario s = scenario_from_json(j, "main job with --set", true);
@@ -41,7 +41,7 @@ TEST_CASE("--set: the edited workload is read like a file", "[cli]") {
   CHECK_THROWS_WITH(scenario_from_json(unknown, "main job with --set", true), Catch::Contains("tpp"));
 }
 
-TEST_CASE("--set: a malformed edit is a usage error naming it", "[cli]") {
+TEST_CASE("trnsim run --set: a malformed edit is a usage error naming it", "[cli]") {
   nlohmann::json j = main_job();
   CHECK_THROWS_WITH(apply_workload_set(j, "parallel.tp"), Catch::Contains("\"parallel.tp\": expected path=value"));
   CHECK_THROWS_WITH(apply_workload_set(j, "parallel..tp=2"), Catch::Contains("an empty name in the path"));

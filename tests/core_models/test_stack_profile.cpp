@@ -10,6 +10,8 @@
 
 #include "helpers.hpp"
 #include "memory_model.hpp"
+#include "report.hpp"
+#include "step_executor.hpp"
 #include "stack_profile.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/json_reader.hpp"
@@ -460,4 +462,42 @@ TEST_CASE("stack profile: an eager run of a compiling stack issues its element-w
   CHECK_FALSE(workload_from_json(t, "w.json", stack_lookup()).fused_elementwise);
   t["stack"] = "kempnerforge";
   CHECK(workload_from_json(t, "w.json", stack_lookup()).fused_elementwise);
+}
+
+// Issue 25 item 4: the caching allocator's fragmentation as a declared per-stack fraction. No
+// shipped profile declares one (no source in the corpus states a stack's fraction); a profile or a
+// workload that does adds that fraction of every stage's live peak, and it decides what fits.
+TEST_CASE("allocator fragmentation: a declared reserve over each stage's live peak", "[stack][memory]") {
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  Workload w = fsdp_llama8b();
+  const auto plan = build_step_plan(m, w);
+  const auto none = memory_per_stage(m, w, plan).front();
+  CHECK(none.allocator_reserve.base() == 0);
+  w.allocator_fragmentation = 0.1;
+  const auto reserved = memory_per_stage(m, w, plan).front();
+  CHECK(reserved.allocator_reserve.base() == Approx(0.1 * none.total().base()));
+  CHECK(reserved.total().base() == Approx(1.1 * none.total().base()));
+  CHECK(reserved.activations.base() == none.activations.base());  // the live tensors are what they were
+  // From a workload file, with its range checked; from a profile, listed as the profile's.
+  nlohmann::json j = base_workload();
+  j["allocator"] = {{"fragmentation", 0.05}};
+  CHECK(workload_from_json(j, "w.json", stack_lookup()).allocator_fragmentation == 0.05);
+  j["allocator"]["fragmentation"] = 1.5;
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json", stack_lookup()), Catch::Contains("/allocator/fragmentation"));
+  StackProfile p = load_stack_profile(stack_path("torchtitan"));
+  CHECK_FALSE(p.defaults.contains("allocator"));  // none declared in a shipped profile
+  p.defaults["allocator"] = {{"fragmentation", 0.07}};
+  std::vector<std::string> taken;
+  nlohmann::json under = base_workload();
+  under.erase("stack");
+  const nlohmann::json merged = apply_stack_defaults(under, p, &taken);
+  CHECK(merged["allocator"]["fragmentation"] == 0.07);
+  CHECK(has(taken, "allocator/fragmentation"));
+  // The report prints the reserve and its fraction.
+  Workload shown = fsdp_llama8b();
+  shown.allocator_fragmentation = 0.1;
+  const Scenario s = make_scenario(shown, true);
+  const auto report = make_report(s, execute_step(s));
+  CHECK(report["memory_per_core_gib"]["allocator_fragmentation"] == 0.1);
+  CHECK_THAT(render(report, "text"), Catch::Contains("allocator reserve") && Catch::Contains("(declared fragmentation 10.0 %"));
 }
