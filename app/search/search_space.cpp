@@ -337,6 +337,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.allocator_fragmentation = st.allocator_fragmentation;  // its declared allocator reserve (memory, so which layouts fit)
     w.fused_elementwise = st.fused_elementwise;
     w.loss_kernel = st.loss_kernel;
+    w.softmax_kernel = st.softmax_kernel;  // which unfused softmax kernel runs
     if (w.attention == Attention::Flash) w.attention_kernel = st.attention_kernel;  // the stack's flash implementation
     // When the stack reduces gradients, where the layout's ZeRO stage allows it.
     w.reduce_every_micro_batch = reduces_every_micro_batch(w.zero, spec.stack_grad_reduce);

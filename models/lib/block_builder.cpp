@@ -21,6 +21,18 @@ int64_t flash_window_key_columns(int64_t s, int64_t window) {
   return std::min(flash_key_columns(s, true), window + kKeyTile);
 }
 
+bool megatron_fused_softmax_available(int64_t b, int64_t np, int64_t sq, int64_t sk, bool causal, bool half_input) {
+  const int64_t attn_batches = b * np;
+  if (!half_input || sk <= 16 || sk > 4096 || sq % 4 != 0 || sk % 4 != 0 || attn_batches % 4 != 0) return false;
+  // get_batch_per_block: warps of min(next power of two of sk, 32) lanes in 128-thread blocks, two
+  // rows per warp up to 128 keys, one beyond.
+  int64_t pow2 = 1;
+  while (pow2 < sk) pow2 *= 2;
+  const int64_t warp = std::min<int64_t>(pow2, 32);
+  const int64_t batch_per_block = (128 / warp) * (pow2 <= 128 ? 2 : 1);
+  return causal ? attn_batches % batch_per_block == 0 : sq % batch_per_block == 0;
+}
+
 QuantRule quant_rule(const Workload& w) {
   QuantRule q;
   q.to = linear_dtype(w.precision);
@@ -297,7 +309,23 @@ struct Emitter {
     }
     // Batched over (micro-batch x local heads); GQA: K/V shared, shapes per query head.
     compute(ops::gemm("scores", b * a, s, dqk, s, c.dt), true);
-    compute(ops::vector_op(OpKind::Softmax, "softmax", b * a * s * s, s, 1, 3, true, 5, c.dt), true);
+    const int64_t scores = b * a * s * s;
+    if (c.w.softmax_kernel == Workload::SoftmaxKernel::Megatron &&
+        !megatron_fused_softmax_available(b, a, s, s, !c.m.encoder, dtype_bytes(c.dt) == 2)) {
+      // Megatron's fallback (forward_torch_softmax): the scores cast to FP32, scaled, masked,
+      // softmax, cast back: five kernels, 2 + 4 + 4 + 4 + 4 bytes read and 4 + 4 + 4 + 4 + 2 written
+      // per score. Backward, autograd's five: 2 + 8 + 4 + 4 + 4 read, 4 + 4 + 4 + 4 + 2 written.
+      Op sm = ops::vector_op(OpKind::Softmax, "softmax", scores, s, 1, 5, true, 7, DType::FP32);
+      sm.bytes_read = Bytes(18.0 * static_cast<double>(scores));
+      sm.bytes_written = Bytes(18.0 * static_cast<double>(scores));
+      sm.launches = 5;
+      compute(std::move(sm), true);
+      out.back().backward_launches = 5;
+      out.back().backward_read = Bytes(22.0 * static_cast<double>(scores));
+      out.back().backward_written = Bytes(18.0 * static_cast<double>(scores));
+    } else {
+      compute(ops::vector_op(OpKind::Softmax, "softmax", scores, s, 1, 3, true, 5, c.dt), true);
+    }
     dropout("attn_dropout", b * a * s * s, true);
     compute(ops::gemm("context", b * a, s, s, dv, c.dt), true);
   }

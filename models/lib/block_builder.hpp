@@ -40,10 +40,18 @@ struct FwdOp {
   bool no_backward = false;
   // Kernels autograd launches for this op's backward (0: as many as the forward's op.launches).
   int backward_launches = 0;
+  // The backward's HBM traffic where the forward's kernels do not say it (0: derived from the
+  // forward op): PyTorch's softmax chain reads and writes FP32 in most of its five kernels.
+  Bytes backward_read, backward_written;
   // Context parallelism: the last op of the attention core; its backward starts with the ring
   // exchange of K/V and their gradients (this many bytes), beside the attention backward.
   Bytes ring_bwd_bytes;
 };
+
+// Megatron's FusedScaleMaskSoftmax.is_kernel_available (megatron/model/fused_softmax.py, 2022 on;
+// recalled, not in the sources): whether its fused CUDA kernel runs for `b` x `np` score matrices of
+// sq x sk (16-bit input; causal: the upper-triangular kernel, else a padding mask).
+bool megatron_fused_softmax_available(int64_t b, int64_t np, int64_t sq, int64_t sk, bool causal, bool half_input);
 
 // How a precision recipe quantizes a BF16 tensor (docs/precision.md has the sources):
 // `passes` reads of the input (2 where the scale needs the whole tensor's amax first),

@@ -16,7 +16,7 @@ namespace trnsim {
 const std::vector<std::string>& stack_settable_fields() {
   static const std::vector<std::string> fields = {
       "attention",         "attention_kernel",       "checkpointing",          "op_selective_saved_formats", "execution",           "grad_dtype", "master_weights", "optimizer_state_dtype",
-      "fp8_recipe",        "fused/qkv",              "fused/gate_up",       "fused/elementwise",   "fused/loss",   "parallel/sequence_parallel",
+      "fp8_recipe",        "fused/qkv",              "fused/gate_up",       "fused/elementwise",   "fused/loss", "fused/softmax",   "parallel/sequence_parallel",
       "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap", "parallel/tp_overlap_forward",
       "parallel/pp_scatter_gather", "parallel/pipeline_split", "parallel/moe_load_imbalance", "parallel/moe_dispatcher", "parallel/moe_grouped_gemm",
       "parallel/fsdp_shard", "parallel/fsdp_reshard_after_forward", "parallel/fsdp_prefetch", "parallel/grad_reduce",

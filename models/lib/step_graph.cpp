@@ -198,6 +198,8 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
       Op b = ops::vector_op(OpKind::Elementwise, o.label + ".bwd", o.elements, o.row, 2, o.kind == OpKind::Softmax ? 3 : 2,
                             false, 3, o.dtype);
       b.launches = f.backward_launches > 0 ? f.backward_launches : o.launches;  // else one backward kernel per forward kernel
+      if (f.backward_read.base() > 0) b.bytes_read = f.backward_read;
+      if (f.backward_written.base() > 0) b.bytes_written = f.backward_written;
       b.loss = o.loss;
       b.onchip_in = o.onchip_in;
       b.onchip_out = o.onchip_out;

@@ -272,6 +272,8 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
                     : loss == "compiled" ? Workload::LossKernel::Compiled
                     : loss == "fused"    ? Workload::LossKernel::Fused
                                          : Workload::LossKernel::Auto;
+    w.softmax_kernel = f.choice_or("softmax", "fused", {"fused", "megatron"}) == "megatron" ? Workload::SoftmaxKernel::Megatron
+                                                                                            : Workload::SoftmaxKernel::Fused;
     f.finish();
   }
   w.attention = r.choice_or("attention", "unfused", {"unfused", "flash"}) == "flash" ? Attention::Flash : Attention::Unfused;
@@ -394,6 +396,8 @@ std::string workload_to_json(const Workload& w) {
   j["fused"] = {{"qkv", w.fused_qkv}, {"gate_up", w.fused_gate_up}, {"elementwise", w.fused_elementwise}};
   // Written only when set: left to its default it follows fused.elementwise after a round trip.
   if (w.loss_kernel != Workload::LossKernel::Auto) j["fused"]["loss"] = to_string(w.loss_kernel);
+  if (w.softmax_kernel != Workload::SoftmaxKernel::Fused || stacked)
+    j["fused"]["softmax"] = w.softmax_kernel == Workload::SoftmaxKernel::Megatron ? "megatron" : "fused";
   j["attention"] = to_string(w.attention);
   if (w.attention_kernel != AttentionKernel::Native) j["attention_kernel"] = to_string(w.attention_kernel);
   if (w.lora.active()) j["lora"] = {{"rank", w.lora.rank}, {"targets", lora_target_names(w)}};

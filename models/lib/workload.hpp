@@ -220,6 +220,14 @@ struct Workload {
   // Workload JSON fused.loss; Auto (the default): eager if fused.elementwise is false, else fused.
   enum class LossKernel { Auto, Eager, Fused, Compiled };
   LossKernel loss_kernel = LossKernel::Auto;
+  // The unfused attention's softmax (scores materialised; attention "unfused"): one fused kernel
+  // always (Fused, the default), or Megatron's FusedScaleMaskSoftmax, whose fused kernel runs only
+  // where its is_kernel_available() allows (16-bit input, 16 < sk <= 4096, sq and sk multiples of
+  // 4, micro-batch x local heads a multiple of 4 and of the kernel's batches per block) and which
+  // otherwise runs PyTorch's chain (cast to FP32, scale, masked fill, softmax, cast back): five
+  // kernels over FP32 scores forward and five backward (workload fused.softmax "megatron").
+  enum class SoftmaxKernel { Fused, Megatron };
+  SoftmaxKernel softmax_kernel = SoftmaxKernel::Fused;
   LossKernel loss() const {
     return loss_kernel != LossKernel::Auto ? loss_kernel : fused_elementwise ? LossKernel::Fused : LossKernel::Eager;
   }
