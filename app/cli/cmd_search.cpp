@@ -20,12 +20,14 @@ namespace trnsim {
 
 Args search_args() {
   Args a("search", "--model M --hw H[,H...] --nodes N[,N...] [options]",
-         "Find the top-K layouts by throughput and by cost to train, and the Pareto front of time vs cost, over\n"
+         "Find the top-K layouts by throughput and by cost to train, the Pareto front of time vs cost, and the fastest\n"
+         "layout of each hardware at each node count (the clusters where nothing fits named), over\n"
          "every layout: TP any divisor of the heads (within or across nodes), PP any divisor of the layers, virtual\n"
          "stages, every micro-batch dividing the local batch, recompute, ZeRO 0-3 (3 = FSDP), SP, TP and DP overlap, fusion,\n"
          "attention kernel, precision (BF16 unless --axes lists fp8 / mxfp8 / nvfp4; a format a chip lacks is skipped\n"
          "for it). Memory is exact for every layout; a layout is simulated only if its lower-bound step time\n"
-         "could still enter a top-K or the front, so the answer equals exhaustive simulation (--exhaustive checks it).");
+         "could still enter a top-K, the front or its cluster's best, so the answer equals exhaustive simulation\n"
+         "(--exhaustive checks it).");
   a.option("model", "", "model name (models/<name>.json)")
       .option("hw", "", "comma-separated instance names (hw/<name>.json)")
       .option("nodes", "", "comma-separated node counts")
