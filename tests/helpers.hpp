@@ -3,10 +3,28 @@
 #include <functional>
 
 #include "scenario.hpp"
+#include "search.hpp"
+#include "search_space.hpp"
 #include "step_graph.hpp"
 #include "workload.hpp"
 
 namespace trnsim::test {
+
+// A search over `hws` x `nodes` for `model` at `seq` tokens and a global batch of `gb` sequences,
+// limited by `axes` (--axes syntax), listing the top `top_k`.
+inline SearchOptions search_options(const std::string& model, const std::vector<std::string>& hws,
+                                    const std::vector<int64_t>& nodes, int64_t seq, int64_t gb, const std::string& axes,
+                                    size_t top_k) {
+  SearchOptions o;
+  o.space.model = model;
+  o.space.hws = hws;
+  o.space.nodes = nodes;
+  o.space.seq_len = seq;
+  o.space.global_batch = gb;
+  o.space.axes = parse_axes(axes);
+  o.top_k = top_k;
+  return o;
+}
 
 inline Workload workload(const std::string& model, const std::string& hw, int64_t nodes, int64_t tp, int64_t pp,
                          int64_t dp, int64_t mb, int64_t gb, int64_t seq) {

@@ -327,15 +327,23 @@ nlohmann::json run_search(const SearchOptions& o) {
   std::vector<uint32_t> cluster_best;
   for (const auto& [cluster, i] : best_of_cluster) cluster_best.push_back(i);  // by hardware (as given), then nodes
   doc["best_by_cluster"] = rows_of(cluster_best);
-  std::map<std::pair<int, int>, int64_t> enumerated_in;  // layouts of each cluster before any check of memory
-  for (uint32_t i = 0; i < layouts.size(); ++i) ++enumerated_in[cluster_of(i)];
-  nlohmann::json unfit = nlohmann::json::array();  // clusters asked for where no layout fits
+  // Clusters asked for where no layout fits, with how many layouts each had before the memory check
+  // (counted only for them: usually there is none, and the space can hold millions of layouts).
+  std::vector<std::pair<int, int>> unfit_order;  // hardware as listed, nodes as given
+  std::map<std::pair<int, int>, int64_t> unfit_tried;
   for (size_t h = 0; h < o.space.hws.size(); ++h)
     for (int64_t n : o.space.nodes) {
       const std::pair<int, int> key{static_cast<int>(h), static_cast<int>(n)};
-      if (!best_of_cluster.count(key))
-        unfit.push_back({{"hw", o.space.hws[h]}, {"nodes", n}, {"enumerated", enumerated_in.count(key) ? enumerated_in[key] : 0}});
+      if (!best_of_cluster.count(key) && unfit_tried.emplace(key, 0).second) unfit_order.push_back(key);
     }
+  if (!unfit_tried.empty())
+    for (uint32_t i = 0; i < layouts.size(); ++i) {
+      const auto it = unfit_tried.find(cluster_of(i));
+      if (it != unfit_tried.end()) ++it->second;
+    }
+  nlohmann::json unfit = nlohmann::json::array();
+  for (const auto& key : unfit_order)
+    unfit.push_back({{"hw", o.space.hws[static_cast<size_t>(key.first)]}, {"nodes", key.second}, {"enumerated", unfit_tried[key]}});
   doc["clusters_without_a_fitting_layout"] = unfit;
   const size_t fit = fits.size();
   doc["counts"] = {{"enumerated", layouts.size()}, {"rejected", rejected}, {"fits", fit},

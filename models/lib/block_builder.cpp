@@ -326,7 +326,7 @@ struct Emitter {
     } else {
       compute(ops::vector_op(OpKind::Softmax, "softmax", scores, s, 1, 3, true, 5, c.dt), true);
     }
-    dropout("attn_dropout", b * a * s * s, true);
+    dropout("attn_dropout", scores, true);
     compute(ops::gemm("context", b * a, s, s, dv, c.dt), true);
   }
   // Routed experts of a MoE layer on this rank's (sequence-parallel) tokens: router scores and

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "compare.hpp"
+#include "helpers.hpp"
 #include "intervals.hpp"
 #include "prices.hpp"
 #include "validation.hpp"
@@ -252,14 +253,9 @@ TEST_CASE("a compare row: $ per million tokens = price x nodes / tokens per seco
 }
 
 TEST_CASE("a search row's workload reproduces its step, and its interval's parameter term is sqrt(g^T C g)", "[compare][interval]") {
-  SearchOptions o;
-  o.space.model = "llama2-7b";
-  o.space.hws = {"p5.48xlarge"};
-  o.space.nodes = {1};
-  o.space.seq_len = 2048;
-  o.space.global_batch = 16;
-  o.space.axes = parse_axes("tp=1;pp=1;vs=1;mb=1;sp=off;zero=3;recompute=full;tp_overlap=off;dp_overlap=on;fused=on;attention=flash");
-  o.top_k = 1;
+  SearchOptions o = test::search_options(
+      "llama2-7b", {"p5.48xlarge"}, {1}, 2048, 16,
+      "tp=1;pp=1;vs=1;mb=1;sp=off;zero=3;recompute=full;tp_overlap=off;dp_overlap=on;fused=on;attention=flash", 1);
   o.keep_workloads = true;
   const auto doc = run_search(o);
   REQUIRE(doc["top_by_throughput"].size() == 1);

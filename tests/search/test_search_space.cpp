@@ -3,6 +3,7 @@
 // layout's workload carries the precision and its name says it.
 #include <catch2/catch.hpp>
 
+#include "helpers.hpp"
 #include "scenario.hpp"
 #include "search.hpp"
 #include "search_space.hpp"
@@ -153,15 +154,8 @@ TEST_CASE("a stack profile's checkpointing policies are the search's recompute a
   CHECK(policies(nullptr, "") == std::set<int>{none, sel, full});
   CHECK(policies("torchtitan", ";recompute=selective") == std::set<int>{sel});  // a what-if the user asks for
   // The search's report names the policies it searched, from the stack, or none when --axes chose.
-  SearchOptions o;
-  o.space.model = "llama2-7b";
-  o.space.hws = {"dgx-h100"};
-  o.space.nodes = {1};
-  o.space.seq_len = 2048;
-  o.space.global_batch = 8;
-  o.space.axes = parse_axes("tp=1;pp=1;vs=1;mb=1");
+  SearchOptions o = test::search_options("llama2-7b", {"dgx-h100"}, {1}, 2048, 8, "tp=1;pp=1;vs=1;mb=1", 1);
   use_stack(o.space, "torchtitan", stack_lookup());
-  o.top_k = 1;
   const auto doc = run_search(o);
   CHECK(doc["space"]["stack"]["recompute_policies"] == nlohmann::json({"none", "op_selective", "full"}));
   CHECK(search_markdown(doc).find("recompute policies it has, searched: [\"none\",\"op_selective\",\"full\"]") != std::string::npos);
@@ -175,15 +169,9 @@ TEST_CASE("a stack profile's checkpointing policies are the search's recompute a
 // cluster is named as having no fitting layout; on four nodes the cluster's fastest row is the top
 // of the throughput list (the only cluster), and the report says both.
 TEST_CASE("search: the fastest layout of every cluster, and the clusters where nothing fits", "[search]") {
-  SearchOptions o;
-  o.space.model = "llama3.1-70b";
-  o.space.hws = {"dgx-h100"};
-  o.space.nodes = {1, 4};
-  o.space.seq_len = 2048;
-  o.space.global_batch = 32;
-  o.space.axes = parse_axes("tp=8;pp=1;vs=1;mb=1;recompute=full;zero=0,3;sp=on;tp_overlap=off;dp_overlap=on;fused=on;attention=flash");
-  o.top_k = 2;
-  const auto doc = run_search(o);
+  const auto doc = run_search(test::search_options(
+      "llama3.1-70b", {"dgx-h100"}, {1, 4}, 2048, 32,
+      "tp=8;pp=1;vs=1;mb=1;recompute=full;zero=0,3;sp=on;tp_overlap=off;dp_overlap=on;fused=on;attention=flash", 2));
   REQUIRE(doc["best_by_cluster"].size() == 1);
   CHECK(doc["best_by_cluster"][0]["nodes"] == 4);
   CHECK(doc["best_by_cluster"][0]["id"] == doc["top_by_throughput"][0]["id"]);
