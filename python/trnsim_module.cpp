@@ -20,6 +20,7 @@
 #include "command_api.hpp"
 #include "intervals.hpp"
 #include "report.hpp"
+#include "scaling.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
 #include "trnsim/atomic_file.hpp"
@@ -120,6 +121,7 @@ py::dict run(const py::object& workload, const py::object& trace) {
     const trnsim::StepResult r = trnsim::execute_step(s, opt);
     report = trnsim::make_report(s, r);
     trnsim::add_interval(report, s);  // as `trnsim run` does
+    trnsim::add_scaling(report, s, r);
     if (opt.trace) trnsim::write_file_atomically(trace_file, trnsim::step_trace_json(s, r));
   }
   return to_python(report);

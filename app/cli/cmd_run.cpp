@@ -16,6 +16,7 @@
 #include "intervals.hpp"
 #include "memory_band.hpp"
 #include "report.hpp"
+#include "scaling.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
@@ -27,12 +28,14 @@ namespace trnsim {
 int cmd_run(const ArgList& argv) {
   Args a("run", "WORKLOAD.json [options]",
          "Simulate one training step of a workload and report step time, breakdown, throughput,\n"
-         "MFU, memory per core and cost per token.");
+         "MFU, weak-scaling efficiency against the same replica on one node, memory per core and cost\n"
+         "per token.");
   a.option("format", "text", "output format: text | json | md")
       .option("trace", "", "write a Chrome/Perfetto trace-event JSON of the step to FILE")
       .option("output", "", "write the report to FILE instead of stdout")
       .option("op-cache", "", "op-timing cache file: read before, extended after (shared by sweep workers)")
       .option("set", "", kWorkloadSetHelp)
+      .flag("no-scaling", "skip the weak-scaling baseline (a second, one-node step; its efficiency is left out)")
       .option("data-dir", "", "directory holding hw/ and models/ (default: the source tree)");
   if (!a.parse(argv)) return 0;
   if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
@@ -50,6 +53,7 @@ int cmd_run(const ArgList& argv) {
   if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
   add_interval(report, s);  // when results/validation.json is there
+  if (!a.has("no-scaling")) add_scaling(report, s, r);
   if (opt.trace) {
     write_file_atomically(a.get("trace"), step_trace_json(s, r));
     if (r.micro_batches_simulated < s.plan.micro_batches)

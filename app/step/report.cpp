@@ -169,6 +169,18 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   return j;
 }
 
+// One line for the weak-scaling efficiency (scaling.hpp), or why there is none.
+static std::string scaling_line(const nlohmann::json& sc) {
+  if (!sc.contains("efficiency"))
+    return fmt::format("scaling efficiency   n/a: {}\n", sc["unavailable"].get<std::string>());
+  const auto& b = sc["baseline"];
+  return fmt::format("scaling efficiency   {:5.1f} %   (per-core throughput vs {} node(s) at DP {}: {:.1f} tokens/s/core{}; "
+                     "same replica and per-replica batch)\n",
+                     100 * sc["efficiency"].get<double>(), b["nodes"].get<int64_t>(), b["dp"].get<int64_t>(),
+                     b["tokens_per_s_per_core"].get<double>(),
+                     b["fits_in_memory"].get<bool>() ? "" : ", a baseline that would not fit in memory, timed anyway");
+}
+
 std::string render_text(const nlohmann::json& j) {
   const auto& w = j["workload"];
   const auto& st = j["step"];
@@ -289,6 +301,7 @@ std::string render_text(const nlohmann::json& j) {
                    t["tokens_per_s_per_core"].get<double>());
   o += fmt::format("utilisation          MFU {:5.1f} %   HFU {:5.1f} %   (peak {:.1f} TFLOP/s per core)\n",
                    100 * t["mfu"].get<double>(), 100 * t["hfu"].get<double>(), t["peak_tflops_per_core"].get<double>());
+  if (j.contains("scaling")) o += scaling_line(j["scaling"]);
   o += fmt::format(
       "\nmemory per core      {:6.2f} GiB of {:.2f} GiB usable (headroom {:.2f} GiB), stage {}\n"
       "  weights {:.2f} | grads {:.2f} | optimizer {:.2f} | master {:.2f} | activations {:.2f} ({} micro-batch) | temp {:.2f} GiB\n",
@@ -343,6 +356,9 @@ std::string render_markdown(const nlohmann::json& j) {
   o += fmt::format("| throughput (seq/s) | {:.2f} |\n| throughput (tokens/s) | {:.0f} |\n| tokens/s per core | {:.1f} |\n",
                    t["sequences_per_s"].get<double>(), t["tokens_per_s"].get<double>(), t["tokens_per_s_per_core"].get<double>());
   o += fmt::format("| MFU (%) | {:.1f} |\n| HFU (%) | {:.1f} |\n", 100 * t["mfu"].get<double>(), 100 * t["hfu"].get<double>());
+  if (j.contains("scaling") && j["scaling"].contains("efficiency"))
+    o += fmt::format("| scaling efficiency vs {} node(s), DP {} (%) | {:.1f} |\n", j["scaling"]["baseline"]["nodes"].get<int64_t>(),
+                     j["scaling"]["baseline"]["dp"].get<int64_t>(), 100 * j["scaling"]["efficiency"].get<double>());
   o += fmt::format("| memory per core (GiB) | {:.2f} of {:.2f} |\n", m["total"].get<double>(), m["usable_capacity"].get<double>());
   for (const char* plan : {"on_demand", "reserved"})
     o += fmt::format("| cost, {} ($ per M tokens) | {:.4f} |\n| tokens per $, {} | {} |\n", plan,

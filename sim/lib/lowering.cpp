@@ -11,9 +11,6 @@ namespace trnsim {
 namespace {
 
 constexpr int kMaxUnits = 128;  // work units per op; beyond this, consecutive units merge
-// Without an activation (scalar) engine, a transcendental runs as a multi-instruction
-// sequence on the vector engine; 4 instructions per element is an estimate.
-constexpr double kTranscendentalOnVector = 4.0;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -248,7 +245,7 @@ void lower_streaming(const Op& op, const HwSpec& hw, Program& p) {
       for (int k = 0; k < passes; ++k) chain.push_back({Queue::Vector, pass(vec, in_factor)});
       if (op.transcendental) {
         if (hw.scalar.present) chain.push_back({Queue::Scalar, pass(hw.scalar, 1.0)});
-        else chain.push_back({Queue::Vector, pass(vec, kTranscendentalOnVector)});
+        else chain.push_back({Queue::Vector, pass(vec, vec.transcendental_lane_cycles)});
       }
     }
     if (chain.empty()) chain.push_back({Queue::GpSimd, sc_core::SC_ZERO_TIME});

@@ -250,9 +250,18 @@ TEST_CASE("the flash softmax's vector passes follow the chip's activation engine
   sm.passes_with_activation_engine = 1;
   CHECK(vector_busy(t, sm) == Approx(pass_s(t)).epsilon(1e-3));
   CHECK(sm.shape_key() != ops::vector_op(OpKind::Softmax, "x", elems, 4096, 1, 3, true, 5, DType::BF16).shape_key());
-  // A GPU has no activation engine: three vector passes, and the exponential one more of four
-  // instructions per element.
+  // A GPU has no activation engine: three vector passes, and the exponential one more at the SFUs'
+  // rate: 16 results per SM-clock against 64 FP32 lanes on an A100 (4 lane-cycles), 128 on Hopper
+  // and Blackwell (8), doubled on Blackwell Ultra (4).
   const HwSpec g = load_hw_spec(hw_path("dgx-a100-80g"));
   REQUIRE_FALSE(g.scalar.present);
+  CHECK(g.vector.transcendental_lane_cycles == 4);
   CHECK(vector_busy(g, sm) == Approx(3 * pass_s(g) + pass_s(g, 4)).epsilon(1e-3));
+  const HwSpec b = load_hw_spec(hw_path("gb200-nvl72")), u = load_hw_spec(hw_path("gb300-nvl72"));
+  CHECK(b.vector.transcendental_lane_cycles == 8);
+  CHECK(u.vector.transcendental_lane_cycles == 4);
+  REQUIRE((b.vector.lanes == u.vector.lanes && b.vector.clock_hz == u.vector.clock_hz));
+  CHECK(vector_busy(b, sm) == Approx(3 * pass_s(b) + pass_s(b, 8)).epsilon(1e-3));
+  CHECK(vector_busy(u, sm) == Approx(3 * pass_s(u) + pass_s(u, 4)).epsilon(1e-3));
+  CHECK(vector_busy(u, sm) < vector_busy(b, sm));  // faster hardware never slows the op
 }

@@ -1,0 +1,60 @@
+// scaling.cpp — the run's weak-scaling efficiency against its one-node (or one-replica) baseline.
+#include "scaling.hpp"
+
+#include <fmt/format.h>
+
+#include <exception>
+
+namespace trnsim {
+
+std::optional<Workload> one_node_baseline(const Workload& w, int64_t cores_per_node, std::string& why) {
+  const int64_t replica = w.tp * w.cp * w.pp;
+  for (int64_t d = 1; d < w.dp; ++d) {
+    if (w.dp % d != 0) continue;
+    if ((replica * d) % cores_per_node != 0) continue;  // whole nodes only
+    if ((w.tp * w.cp * d) % (w.ep * w.etp) != 0) continue;  // the expert grid must still fit a stage's ranks
+    Workload b = w;
+    b.dp = d;
+    b.nodes = replica * d / cores_per_node;
+    b.global_batch = w.micro_batch * w.grad_accum() * d;
+    b.name = w.name + " (one-node baseline)";
+    return b;
+  }
+  why = w.dp == 1 ? "data parallelism is 1: nothing to scale"
+                  : fmt::format("no smaller data-parallel size fills whole nodes of {} cores{}", cores_per_node,
+                                w.ep * w.etp > 1 ? " and holds the expert grid" : "");
+  return std::nullopt;
+}
+
+void add_scaling(nlohmann::json& report, const Scenario& s, const StepResult& r) {
+  std::string why;
+  const auto base = one_node_baseline(s.workload, s.hw.cores_per_node(), why);
+  if (!base) {
+    report["scaling"] = {{"unavailable", why}};
+    return;
+  }
+  try {
+    const Scenario bs = make_scenario(*base, s.model, /*allow_oom=*/true);
+    const StepResult br = execute_step(bs, StepOptions{});
+    const auto per_core = [](const Workload& w, double step) {
+      return static_cast<double>(w.tokens_per_step()) / step / static_cast<double>(w.devices());
+    };
+    const double run = per_core(s.workload, r.step_time_s), one = per_core(bs.workload, br.step_time_s);
+    report["scaling"] = {{"efficiency", run / one},
+                         {"basis", "weak scaling: per-core throughput against the same replica and per-replica batch "
+                                   "with data parallelism shrunk to the fewest whole nodes"},
+                         {"baseline",
+                          {{"dp", bs.workload.dp},
+                           {"nodes", bs.workload.nodes},
+                           {"devices", bs.workload.devices()},
+                           {"global_batch", bs.workload.global_batch},
+                           {"step_time_s", br.step_time_s},
+                           {"tokens_per_s_per_core", one},
+                           {"fits_in_memory", bs.fits}}}};
+  } catch (const std::exception& e) {
+    report["scaling"] = {{"unavailable", fmt::format("the one-node baseline (DP {}) is not a valid layout: {}", base->dp,
+                                                     e.what())}};
+  }
+}
+
+}  // namespace trnsim
