@@ -113,8 +113,10 @@ void check_sharding(const ModelSpec& m, const Workload& w) {
 }
 
 // Backward ops of one forward entry, in execution order, into `out` (cleared first; the caller
-// reuses one vector for a whole plan).
-void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
+// reuses one vector for a whole plan). `regather`: with SP, a linear that saved only its sequence
+// shard gathers its input again for the weight gradient (Megatron); one that saved the gathered
+// input (DTensor, Workload::sp_saves_gathered_inputs) does not.
+void backward_of(const FwdOp& f, bool sp, bool regather, int cp, std::vector<Op>& out) {
   out.clear();
   if (f.no_backward) return;
   const Op& o = f.op;
@@ -129,7 +131,7 @@ void backward_of(const FwdOp& f, bool sp, int cp, std::vector<Op>& out) {
   };
   if (f.role == Role::TpEnter) {
     if (sp) {
-      coll(OpKind::AllGather, ".regather");  // re-gather the (quantized) input for the weight gradient
+      if (regather) coll(OpKind::AllGather, ".regather");  // re-gather the (quantized) input for the weight gradient
       coll(OpKind::ReduceScatter, ".bwd", true);
     } else {
       coll(OpKind::AllReduce, ".bwd", true);
@@ -493,7 +495,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         }
       }
       for (auto f = it->fwd.rbegin(); f != it->fwd.rend(); ++f) {
-        backward_of(*f, sp, static_cast<int>(w.cp), bwd_ops);
+        backward_of(*f, sp, sp && !w.sp_saves_gathered_inputs, static_cast<int>(w.cp), bwd_ops);
         for (auto& b : bwd_ops) {
           if (b.part == Part::Glue) b.part = f->op.part;  // a backward op computes the part its forward op does
           if (!b.is_collective()) fwd_bwd_flops += b.flops.base();

@@ -284,7 +284,8 @@ struct Workload {
   // redistributes the norm's sequence-sharded output to Replicate before the column-parallel
   // linears): autograd saves the all-gathered input of q / k / v, of gate / up and of the LM head,
   // the whole sequence on every TP rank. false (Megatron): the linears save their sequence shard
-  // and gather it again in backward (Korthikanti et al. 2022). Memory only (memory_model.cpp).
+  // and gather it again in backward (Korthikanti et al. 2022): memory (memory_model.cpp) and the
+  // backward's all-gathers (step_graph.cpp, backward_of).
   bool sp_saves_gathered_inputs = false;
   PricePlan price_plan = PricePlan::OnDemand;
 

@@ -221,6 +221,33 @@ TEST_CASE("loss_parallel false: logits all-gathered over TP, full-vocabulary los
   CHECK((mr.activations - mp.activations).base() == Approx(4.0 * T * V - shard).epsilon(1e-9));
 }
 
+TEST_CASE("sp_saves_gathered_inputs: a saved gathered input is not gathered again in backward", "[stack][comm]") {
+  // Megatron's SP linears gather their sequence shard again for the weight gradient: one backward
+  // all-gather per TP-region entry beside the input gradient's reduce-scatter. DTensor's saved the
+  // gathered tensor: the reduce-scatter only.
+  const auto m = load_model_spec(model_path("llama3.1-8b"));
+  Workload w = tp4_sp_llama8b();
+  Workload dt = w;
+  dt.sp_saves_gathered_inputs = true;
+  const auto count = [](const StepPlan& p, OpKind k, const std::string& suffix) {
+    return test::sum_ops(p, [&](const Op& o) {
+      return o.kind == k && o.phase == Phase::Backward && o.label.size() >= suffix.size() &&
+                     o.label.compare(o.label.size() - suffix.size(), suffix.size(), suffix) == 0
+                 ? 1.0
+                 : 0.0;
+    });
+  };
+  const StepPlan pm = build_step_plan(m, w), pd = build_step_plan(m, dt);
+  const double entries = count(pm, OpKind::ReduceScatter, ".bwd");
+  CHECK(entries >= 2.0 * static_cast<double>(m.layers));  // attention and MLP of every layer at least
+  CHECK(count(pm, OpKind::AllGather, ".regather") == entries);
+  CHECK(count(pd, OpKind::AllGather, ".regather") == 0);
+  CHECK(count(pd, OpKind::ReduceScatter, ".bwd") == entries);
+  // Fewer collectives on the same GPUs: never a slower step.
+  CHECK(execute_step(make_scenario(dt, m), StepOptions{}).step_time_s <=
+        execute_step(make_scenario(w, m), StepOptions{}).step_time_s);
+}
+
 TEST_CASE("sp_saves_gathered_inputs: DTensor's SP keeps the all-gathered linear inputs whole", "[stack][memory]") {
   // Megatron's SP saves each linear's sequence shard and gathers it again in backward (Korthikanti
   // et al.: every tensor outside the TP regions / t); DTensor's (torchtitan) saves what it
