@@ -60,6 +60,16 @@ bool Args::parse(const std::vector<std::string>& argv) {
   }
   app.add_option("args", positional_);
   app.allow_extras();
+  // A flag takes no value: CLI11 would read `--quiet=false` as the flag given.
+  for (const std::string& arg : argv) {
+    if (arg == "--") break;
+    if (arg.rfind("--", 0) != 0 || arg.find('=') == std::string::npos) continue;
+    const std::string name = arg.substr(2, arg.find('=') - 2);
+    for (const auto& [n, s] : specs_)
+      if (n == name && !s.takes_value)
+        throw UsageError(fmt::format("trnsim {}: --{} takes no value (got \"{}\"); give --{} alone, or leave it out; see `trnsim {} --help`",
+                                     command_, name, arg.substr(arg.find('=') + 1), name, command_));
+  }
   std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 consumes from the back
   try {
     app.parse(reversed);

@@ -25,6 +25,8 @@ check "--timeout" $S --nodes 1 --timeout 0
 check "dgx-a100-80g has no fp8 GEMMs" sweep --model llama2-7b --hw p5.48xlarge,dgx-a100-80g --nodes 1 --precision fp8
 check "--precision" $S --nodes 1 --precision int4
 check "--stack" $S --nodes 1 --stack no-such-stack
+for v in false 0 banana; do check "--no-scaling takes no value" run workloads/llama7b_tp8_dp512.json --no-scaling="$v"; done
+check "--quiet takes no value" validation --quiet=no
 check "--lora-rank" sweep --model qwen3-30b-a3b --hw p5.48xlarge --nodes 1 --lora-rank 16
 check "--lora-rank" $S --nodes 1 --lora-rank -1
 for v in -1 nan; do check "--train-tokens" $S --nodes 1 --train-tokens "$v"; done
