@@ -275,6 +275,15 @@ std::string render_text(const nlohmann::json& j) {
                                                                           {"host_wait", "host (exposed)"}})
     if (b.contains(k)) o += fmt::format("  {:<19}{:10.4f} s   {:5.1f} %\n", label, b[k].get<double>(),
                      100.0 * b[k].get<double>() / st["step_time_s"].get<double>());
+  // Compute and recompute sum each op's time on its engine; where a core's engines run ops side by
+  // side (a NeuronCore's tensor, vector and scalar engines) those overlap, and the parts can add up
+  // to more than the step.
+  double parts_sum = 0;
+  for (auto it = b.begin(); it != b.end(); ++it) parts_sum += it.value().get<double>();
+  if (parts_sum > 1.001 * st["step_time_s"].get<double>())
+    o += fmt::format("  (these add up to {:.1f} % of the step: compute and recompute count each engine's op time, "
+                     "and this core's engines run ops side by side)\n",
+                     100.0 * parts_sum / st["step_time_s"].get<double>());
   o += "  ops by bounding engine: ";
   for (auto it = st["compute_by_engine_s"].begin(); it != st["compute_by_engine_s"].end(); ++it)
     o += fmt::format("{} {:.4f} s  ", it.key().substr(0, it.key().size() - 2), it.value().get<double>());

@@ -211,3 +211,26 @@ TEST_CASE("slower EFA never speeds a step up, and never touches TP traffic insid
     for (size_t st = 0; st < r[i].stages.size(); ++st) CHECK(r[i].stages[st].tp_comm_s == Approx(r[0].stages[st].tp_comm_s).epsilon(1e-9));
   }
 }
+
+// The step breakdown's parts are exposed times plus compute and recompute, which sum each op's time
+// on its engine: on one kernel stream (a GPU) they cannot add up to more than the step; on a
+// NeuronCore, whose engines run ops side by side, they may, and the text report says so.
+TEST_CASE("step breakdown: parts within the step on one stream and an overlap note where engines run side by side", "[run][report]") {
+  auto parts_over_step = [](const nlohmann::json& rep) {
+    double sum = 0;
+    for (auto it = rep["step"]["breakdown_s"].begin(); it != rep["step"]["breakdown_s"].end(); ++it) sum += it.value().get<double>();
+    return sum / rep["step"]["step_time_s"].get<double>();
+  };
+  for (const char* file : {"workloads/llama3_70b_h100_fp8_64gpu.json", "workloads/qwen3_30b_a3b_gb200_ep8.json"}) {
+    const Scenario s = load_scenario(file);
+    REQUIRE_FALSE(s.hw.concurrent_engines);
+    const auto rep = make_report(s, execute_step(s, StepOptions{}));
+    INFO(file);
+    CHECK(parts_over_step(rep) <= 1.0 + 1e-9);
+    CHECK(render_text(rep).find("these add up to") == std::string::npos);
+  }
+  const Scenario t = load_scenario(kR3);
+  const auto rep = make_report(t, execute_step(t, StepOptions{}));
+  const bool over = parts_over_step(rep) > 1.001;
+  CHECK((render_text(rep).find("these add up to") != std::string::npos) == over);
+}
