@@ -20,9 +20,11 @@ std::optional<Workload> one_node_baseline(const Workload& w, int64_t cores_per_n
     b.name = w.name + " (one-node baseline)";
     return b;
   }
-  why = w.dp == 1 ? "data parallelism is 1: nothing to scale"
-                  : fmt::format("no smaller data-parallel size fills whole nodes of {} cores{}", cores_per_node,
-                                w.ep * w.etp > 1 ? " and holds the expert grid" : "");
+  if (w.dp == 1) why = "data parallelism is 1: nothing to scale";
+  else if (replica * w.dp <= cores_per_node) why = "the run is one node already: nothing to scale";
+  else
+    why = fmt::format("no smaller data-parallel size fills whole nodes of {} cores{}", cores_per_node,
+                      w.ep * w.etp > 1 ? " and holds the expert grid" : "");
   return std::nullopt;
 }
 

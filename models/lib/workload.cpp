@@ -188,7 +188,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     if (w.document_tokens > 0 && w.cp > 1)
       b.fail("document_tokens", "packed documents with context parallelism are not modelled (the ring's causal balance "
                                 "assumes one document); remove document_tokens or use cp 1");
-    if (w.seq_len % (2 * w.cp) != 0)
+    if (w.cp > 1 && w.seq_len % (2 * w.cp) != 0)
       b.fail("seq_len", fmt::format("context parallelism splits each sequence into 2 x cp = {} chunks; use a seq_len "
                                     "divisible by {}", 2 * w.cp, 2 * w.cp));
     if (w.global_batch % (w.dp * w.micro_batch) != 0)

@@ -91,6 +91,10 @@ TEST_CASE("bad context-parallel input gets a precise error", "[cp][config]") {
   nlohmann::json j = nlohmann::json::parse(workload_to_json(llama_cp(4)));
   j["batch"]["seq_len"] = 4100;
   CHECK_THROWS_WITH(workload_from_json(j, "w.json"), Catch::Contains("/batch/seq_len") && Catch::Contains("2 x cp = 8"));
+  // Without CP an odd sequence is a sequence (ViT's 197 tokens): no chunking rule applies.
+  nlohmann::json odd = nlohmann::json::parse(workload_to_json(llama_cp(1)));
+  odd["batch"]["seq_len"] = 4097;
+  CHECK(workload_from_json(odd, "w.json").seq_len == 4097);
   nlohmann::json e = nlohmann::json::parse(workload_to_json(llama_cp(2)));
   e["parallel"]["ep"] = 2;  // CP beside EP is a layout (test_moe.cpp), but this model has no experts
   const Workload with_ep = workload_from_json(e, "w.json");

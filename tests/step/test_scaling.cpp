@@ -32,6 +32,8 @@ TEST_CASE("scaling baseline: the same replica and per-replica batch on the fewes
   CHECK_THAT(why, Catch::Contains("data parallelism is 1"));
   CHECK_FALSE(one_node_baseline(test::moe_workload("qwen3-30b-a3b", "gb200-nvl72", 2, 1, 8, 8, 1, 64, 4096), 4, why));
   CHECK_THAT(why, Catch::Contains("expert grid"));
+  CHECK_FALSE(one_node_baseline(test::workload("llama2-7b", "trn1.32xlarge", 1, 8, 1, 4, 1, 32, 4096), 32, why));
+  CHECK_THAT(why, Catch::Contains("one node already"));
 }
 
 TEST_CASE("scaling efficiency: the baseline's own step, and no gain from more replicas with nothing sharded", "[run][scaling]") {
