@@ -30,7 +30,9 @@ void require_source(JsonReader& r) {
   if (s.size() < 8) r.fail("source", "every hardware figure needs a real source (document, page, or 'estimate: why')");
 }
 
-LaneEngineSpec read_lane_engine(JsonReader& parent, const std::string& key) {
+// `transcendentals`: the engine runs exponentials itself where the core has no activation engine
+// (the vector engine), so its file may give their cost.
+LaneEngineSpec read_lane_engine(JsonReader& parent, const std::string& key, bool transcendentals = false) {
   LaneEngineSpec e;
   auto r = parent.child(key);
   e.present = r.boolean("present");
@@ -39,7 +41,7 @@ LaneEngineSpec read_lane_engine(JsonReader& parent, const std::string& key) {
     e.clock_hz = r.number("clock_GHz", 0.05, 10.0) * 1e9;
     e.overhead_cycles = static_cast<int>(r.integer("overhead_cycles", 0, 100000));
     e.elems_per_lane_cycle = r.number_or("elements_per_lane_cycle", 1.0, 0.01, 64.0);
-    e.transcendental_lane_cycles = r.number_or("transcendental_lane_cycles", 4.0, 0.25, 64.0);
+    if (transcendentals) e.transcendental_lane_cycles = r.number_or("transcendental_lane_cycles", 4.0, 0.25, 64.0);
   }
   require_source(r);
   r.ignore("notes");
@@ -125,7 +127,7 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
     t.ignore("notes");
     t.finish();
   }
-  h.vector = read_lane_engine(r, "vector");
+  h.vector = read_lane_engine(r, "vector", true);
   h.scalar = read_lane_engine(r, "scalar");
   h.gpsimd = read_lane_engine(r, "gpsimd");
   if (!h.vector.present) r.fail("vector", "every core needs a vector engine (set present: true)");
@@ -300,12 +302,13 @@ std::string HwSpec::fingerprint() const {
       "{}|{}x{}|t{}x{}x{}@{}:{}:{}:{}:{}|v{}:{}:{}:{}|s{}:{}:{}:{}|g{}:{}:{}|sram{}:{}:{}|dma{}:{}|hbm{}:{}",
       instance, chips_per_node, cores_per_chip, tensor.rows, tensor.cols, tensor.units, tensor.clock_hz,
       tensor.min_issue_cycles, tensor.max_moving * 100003 + tensor.tile_m * 317 + tensor.tile_n, tensor.fp32_slowdown, tensor.efficiency, vector.present, vector.lanes,
-      vector.clock_hz * vector.transcendental_lane_cycles, vector.overhead_cycles, scalar.present, scalar.lanes, scalar.clock_hz, scalar.overhead_cycles,
+      vector.clock_hz, vector.overhead_cycles, scalar.present, scalar.lanes, scalar.clock_hz, scalar.overhead_cycles,
       gpsimd.present, gpsimd.lanes, gpsimd.clock_hz, sram.sbuf.base(), sram.psum.base(), sram.access_overhead_cycles,
       dma.engines, dma.per_engine.base() + dma.latency_s, hbm.capacity_per_chip.base(), hbm.bandwidth_per_chip.base());
   for (int d = 0; d < kDTypes; ++d) s += fmt::format("|{}", tensor.peak_tflops[d]);
   if (tensor.efficiency_low_precision > 0) s += fmt::format("|lp{}", tensor.efficiency_low_precision);
   if (tensor.fp8_any_layout) s += "|fp8any";
+  s += fmt::format("|tl{}", vector.transcendental_lane_cycles);
   if (tensor.fused_attention_tflops > 0) s += fmt::format("|fa{}", tensor.fused_attention_tflops);
   for (int k = 1; k < kAttentionKernels; ++k)
     if (tensor.attention_slowdown[k] > 0) s += fmt::format("|a{}:{}", k, tensor.attention_slowdown[k]);

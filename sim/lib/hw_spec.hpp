@@ -72,8 +72,8 @@ struct LaneEngineSpec {
   double clock_hz = 0;
   int overhead_cycles = 0;      // fixed cost per dependent instruction
   double elems_per_lane_cycle = 1;  // elements each lane retires per cycle
-  // Lane-cycles one transcendental (exp, SiLU's sigmoid, sqrt) takes where no activation engine
-  // runs it: a GPU's SFUs retire 16 per SM-clock against 128 FP32 lanes (8 lane-cycles).
+  // Lane-cycles one transcendental (exp, SiLU's sigmoid, sqrt) takes on the vector engine where no
+  // activation engine runs it: a GPU's SFUs retire 16 per SM-clock against 128 FP32 lanes (8).
   double transcendental_lane_cycles = 4;
 };
 

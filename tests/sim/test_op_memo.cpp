@@ -13,6 +13,7 @@
 #include "op_factory.hpp"
 #include "platform.hpp"
 #include "sim_helpers.hpp"
+#include "trnsim/json_reader.hpp"
 
 using namespace trnsim;
 
@@ -66,4 +67,21 @@ TEST_CASE("the memo gives each op its own simulated time, whatever the process t
   p.configure(hw);
   CHECK(p.timer().time(fp32_moments).seconds == Approx(alone_fp32).epsilon(1e-9));
   CHECK(p.timer().time(bf16_moments).seconds == Approx(alone_bf16).epsilon(1e-9));
+}
+
+// Op timings are cached per hardware fingerprint: every figure lowering reads must change it, the
+// lane engines' transcendental rate and clock each on their own (a product of the two would let a
+// faster clock and a slower exponential share one key).
+TEST_CASE("the hardware fingerprint separates the lane engines' exponential rate and clock", "[memo]") {
+  const HwSpec base = load_hw_spec(hw_path("gb200-nvl72"));
+  HwSpec rate = base, both = base;
+  rate.vector.transcendental_lane_cycles = 4;
+  CHECK(rate.fingerprint() != base.fingerprint());
+  both.vector.transcendental_lane_cycles = base.vector.transcendental_lane_cycles / 2;
+  both.vector.clock_hz = base.vector.clock_hz * 2;
+  CHECK(both.fingerprint() != base.fingerprint());
+  // Only the vector engine runs exponentials in its place: an activation engine's file may not say.
+  nlohmann::json j = load_json_file(hw_path("trn1.32xlarge"));
+  j["scalar"]["transcendental_lane_cycles"] = 2;
+  CHECK_THROWS_WITH(hw_spec_from_json(j, "trn1-test.json"), Catch::Contains("/scalar") && Catch::Contains("transcendental_lane_cycles"));
 }
