@@ -141,8 +141,13 @@ int cmd_search(const ArgList& argv) {
                              doc["top_by_cost"][0]["id"].get<std::string>(), doc["top_by_cost"][0]["usd_to_train_on_demand"].get<double>());
   if (doc["best_by_cluster"].size() > 1)
     for (const auto& r : doc["best_by_cluster"])
-      std::cout << fmt::format("  fastest on {} x {}: {} ({:.0f} tokens/s, ${:.0f} to train)\n", r["nodes"].get<int64_t>(),
+      std::cout << fmt::format("  fastest on {} x {}: {} ({:.0f} tokens/s{}, ${:.0f} to train)\n", r["nodes"].get<int64_t>(),
                                r["hw"].get<std::string>(), r["id"].get<std::string>(), r["tokens_per_s"].get<double>(),
+                               r.contains("scaling_vs_fewest_nodes")
+                                   ? fmt::format(", {:.1f} % of the per-node throughput on {}",
+                                                 100 * r["scaling_vs_fewest_nodes"]["efficiency"].get<double>(),
+                                                 nodes_text(r["scaling_vs_fewest_nodes"]["nodes"].get<int64_t>()))
+                                   : "",
                                r["usd_to_train_on_demand"].get<double>());
   for (const auto& u : doc["clusters_without_a_fitting_layout"])
     std::cout << fmt::format("  no layout fits on {} x {} ({} tried)\n", u["nodes"].get<int64_t>(), u["hw"].get<std::string>(),

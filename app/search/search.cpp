@@ -327,6 +327,16 @@ nlohmann::json run_search(const SearchOptions& o) {
   std::vector<uint32_t> cluster_best;
   for (const auto& [cluster, i] : best_of_cluster) cluster_best.push_back(i);  // by hardware (as given), then nodes
   doc["best_by_cluster"] = rows_of(cluster_best);
+  // Strong scaling over node counts (the global batch is fixed): each cluster's fastest layout's
+  // throughput per node against that of the fewest nodes of the same hardware.
+  for (auto& r : doc["best_by_cluster"]) {
+    const nlohmann::json* base = nullptr;
+    for (const auto& b : doc["best_by_cluster"])
+      if (b["hw"] == r["hw"] && (!base || b["nodes"].get<int64_t>() < (*base)["nodes"].get<int64_t>())) base = &b;
+    if (base == &r) continue;
+    const auto per_node = [](const nlohmann::json& x) { return x["tokens_per_s"].get<double>() / x["nodes"].get<double>(); };
+    r["scaling_vs_fewest_nodes"] = {{"nodes", (*base)["nodes"]}, {"efficiency", per_node(r) / per_node(*base)}};
+  }
   // Clusters asked for where no layout fits, with how many layouts each had before the memory check
   // (counted only for them: usually there is none, and the space can hold millions of layouts).
   std::vector<std::pair<int, int>> unfit_order;  // hardware as listed, nodes as given
@@ -357,6 +367,8 @@ nlohmann::json run_search(const SearchOptions& o) {
                   {"op_shapes_simulated", Platform::instance().timer().simulated()}};
   return doc;
 }
+
+std::string nodes_text(int64_t nodes) { return nodes == 1 ? "1 node" : fmt::format("{} nodes", nodes); }
 
 std::string search_markdown(const nlohmann::json& doc) {
   const auto& c = doc["counts"];
@@ -403,6 +415,14 @@ std::string search_markdown(const nlohmann::json& doc) {
   table("Pareto front (days vs cost to train)", doc["pareto"]);
   if (doc.contains("best_by_cluster") && doc["best_by_cluster"].size() + doc["clusters_without_a_fitting_layout"].size() > 1) {
     table("Fastest per hardware and node count (on its cluster also the cheapest to train)", doc["best_by_cluster"]);
+    std::vector<std::string> scaling;
+    for (const auto& r : doc["best_by_cluster"])
+      if (r.contains("scaling_vs_fewest_nodes"))
+        scaling.push_back(fmt::format("{} x {} {:.1f} % of the per-node throughput on {}", r["nodes"].get<int64_t>(),
+                                      r["hw"].get<std::string>(), 100 * r["scaling_vs_fewest_nodes"]["efficiency"].get<double>(),
+                                      nodes_text(r["scaling_vs_fewest_nodes"]["nodes"].get<int64_t>())));
+    if (!scaling.empty())
+      o += fmt::format("\nScaling of the fastest layouts (global batch fixed): {}.\n", fmt::join(scaling, "; "));
     for (const auto& u : doc["clusters_without_a_fitting_layout"])
       o += u["enumerated"].get<int64_t>() > 0
                ? fmt::format("\nNo layout fits on {} node(s) of {} ({} tried; see the rejected counts).\n", u["nodes"].get<int64_t>(),

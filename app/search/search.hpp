@@ -31,10 +31,14 @@ struct SearchOptions {
 
 // The result document: top_by_throughput, top_by_cost (rows with breakdowns), pareto (rows),
 // best_by_cluster (the fastest row of each hardware x node count that has a fitting layout, by
-// hardware as listed then nodes), clusters_without_a_fitting_layout ({hw, nodes}),
+// hardware as listed then nodes; beyond the fewest nodes of a hardware, scaling_vs_fewest_nodes
+// {nodes, efficiency}: its throughput per node against theirs, the global batch fixed),
+// clusters_without_a_fitting_layout ({hw, nodes}),
 // counts {enumerated, rejected{reason: n}, fits, bounded_out, simulated, bound_violations},
 // stats {wall_s, cpu_s, layouts_per_cpu_s, shapes}.
 nlohmann::json run_search(const SearchOptions& o);
 std::string search_markdown(const nlohmann::json& doc);
+// "1 node" / "4 nodes", for the scaling lines.
+std::string nodes_text(int64_t nodes);
 
 }  // namespace trnsim

@@ -180,6 +180,27 @@ TEST_CASE("search: the fastest layout of every cluster, and the clusters where n
   CHECK(md.find("## Fastest per hardware and node count") != std::string::npos);
   CHECK(md.find("No layout fits on 1 node(s) of dgx-h100 (1 tried") != std::string::npos);
   CHECK(md.find("Rejected layouts: does not fit in HBM") != std::string::npos);
+  CHECK_FALSE(doc["best_by_cluster"][0].contains("scaling_vs_fewest_nodes"));  // the fewest nodes that fit
+}
+
+// Scaling over node counts: each cluster's fastest layout's throughput per node against that of
+// the fewest nodes of the same hardware (the global batch fixed); the fewest carry none.
+TEST_CASE("search: per-node scaling of the fastest layouts against the fewest nodes", "[search]") {
+  const auto doc = run_search(test::search_options(
+      "llama2-7b", {"dgx-h100"}, {1, 2, 4}, 2048, 64,
+      "tp=1,2;pp=1;vs=1;mb=1;recompute=none;zero=1;sp=off;tp_overlap=off;dp_overlap=on;fused=on;attention=flash", 2));
+  const auto& rows = doc["best_by_cluster"];
+  REQUIRE(rows.size() == 3);
+  CHECK_FALSE(rows[0].contains("scaling_vs_fewest_nodes"));
+  const double one = rows[0]["tokens_per_s"].get<double>();
+  for (size_t i = 1; i < 3; ++i) {
+    const auto& sc = rows[i]["scaling_vs_fewest_nodes"];
+    CHECK(sc["nodes"] == 1);
+    const double eff = sc["efficiency"].get<double>();
+    CHECK(eff == Approx(rows[i]["tokens_per_s"].get<double>() / rows[i]["nodes"].get<double>() / one).epsilon(1e-12));
+    CHECK(eff > 0.5);
+  }
+  CHECK(search_markdown(doc).find("Scaling of the fastest layouts (global batch fixed): 2 x dgx-h100") != std::string::npos);
 }
 
 // A profile's grad_reduce reaches every layout where the layout's ZeRO stage allows it: KempnerForge
