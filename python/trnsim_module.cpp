@@ -121,7 +121,7 @@ py::dict run(const py::object& workload, const py::object& trace) {
     const trnsim::StepResult r = trnsim::execute_step(s, opt);
     report = trnsim::make_report(s, r);
     trnsim::add_interval(report, s);  // as `trnsim run` does
-    trnsim::add_scaling(report, s, r);
+    trnsim::add_scaling(report, s);
     if (opt.trace) trnsim::write_file_atomically(trace_file, trnsim::step_trace_json(s, r));
   }
   return to_python(report);

@@ -53,7 +53,7 @@ int cmd_run(const ArgList& argv) {
   if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
   add_interval(report, s);  // when results/validation.json is there
-  if (!a.has("no-scaling")) add_scaling(report, s, r);
+  if (!a.has("no-scaling")) add_scaling(report, s);
   if (opt.trace) {
     write_file_atomically(a.get("trace"), step_trace_json(s, r));
     if (r.micro_batches_simulated < s.plan.micro_batches)

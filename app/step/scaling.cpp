@@ -5,6 +5,8 @@
 
 #include <exception>
 
+#include "report.hpp"
+
 namespace trnsim {
 
 std::optional<Workload> one_node_baseline(const Workload& w, int64_t cores_per_node, std::string& why) {
@@ -28,7 +30,7 @@ std::optional<Workload> one_node_baseline(const Workload& w, int64_t cores_per_n
   return std::nullopt;
 }
 
-void add_scaling(nlohmann::json& report, const Scenario& s, const StepResult& r) {
+void add_scaling(nlohmann::json& report, const Scenario& s) {
   std::string why;
   const auto base = one_node_baseline(s.workload, s.hw.cores_per_node(), why);
   if (!base) {
@@ -38,10 +40,9 @@ void add_scaling(nlohmann::json& report, const Scenario& s, const StepResult& r)
   try {
     const Scenario bs = make_scenario(*base, s.model, /*allow_oom=*/true);
     const StepResult br = execute_step(bs, StepOptions{});
-    const auto per_core = [](const Workload& w, double step) {
-      return static_cast<double>(w.tokens_per_step()) / step / static_cast<double>(w.devices());
-    };
-    const double run = per_core(s.workload, r.step_time_s), one = per_core(bs.workload, br.step_time_s);
+    // Per-core throughput as the reports define it (make_report), the run's and the baseline's.
+    const double run = report["throughput"]["tokens_per_s_per_core"].get<double>();
+    const double one = make_report(bs, br)["throughput"]["tokens_per_s_per_core"].get<double>();
     report["scaling"] = {{"efficiency", run / one},
                          {"basis", "weak scaling: per-core throughput against the same replica and per-replica batch "
                                    "with data parallelism shrunk to the fewest whole nodes"},

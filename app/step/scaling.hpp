@@ -19,8 +19,9 @@ namespace trnsim {
 // d replicas' share. nullopt with `why` set when there is none smaller than the run itself.
 std::optional<Workload> one_node_baseline(const Workload& w, int64_t cores_per_node, std::string& why);
 
-// Simulates the baseline and adds report["scaling"] (efficiency, the baseline's DP, nodes, step
-// time and per-core throughput, whether it fits in memory) or report["scaling"]["unavailable"].
-void add_scaling(nlohmann::json& report, const Scenario& s, const StepResult& r);
+// Simulates the baseline and adds to `report` (the run's make_report) "scaling": efficiency, the
+// baseline's DP, nodes, step time and per-core throughput, whether it fits in memory; or
+// "unavailable" with the reason.
+void add_scaling(nlohmann::json& report, const Scenario& s);
 
 }  // namespace trnsim

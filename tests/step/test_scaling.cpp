@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
+#include "report.hpp"
 #include "scaling.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
@@ -42,8 +43,8 @@ TEST_CASE("scaling efficiency: the baseline's own step, and no gain from more re
   w.checkpointing = Checkpointing::Full;
   const Scenario s = make_scenario(w);
   const StepResult r = execute_step(s, StepOptions{});
-  nlohmann::json report;
-  add_scaling(report, s, r);
+  nlohmann::json report = make_report(s, r);
+  add_scaling(report, s);
   REQUIRE(report["scaling"].contains("efficiency"));
   const double eff = report["scaling"]["efficiency"].get<double>();
   CHECK(eff <= 1.0 + 1e-12);
