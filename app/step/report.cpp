@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <utility>
 
 namespace trnsim {
@@ -15,6 +16,51 @@ namespace {
 std::string tokens_per_usd_text(const nlohmann::json& plan_cost) {
   const auto& v = plan_cost["tokens_per_usd"];
   return v.is_number() ? fmt::format("{:.0f}", v.get<double>()) : "n/a";
+}
+
+// Each pipeline rank's share of the step (issue 25: "the critical stage decides the step"): the
+// layers of its chunks, its busy time (everything but waiting for another stage: compute,
+// recompute, exposed collectives, the optimizer) and its memory. The critical stage is the one
+// that finishes last (under 1F1B usually stage 0, whose last backward ends the step); the
+// busiest one is the stage the others wait for, and busiest / mean busy says how unevenly the
+// split loads them.
+void add_stages(const Scenario& s, const StepResult& r, nlohmann::json& step) {
+  nlohmann::json stages = nlohmann::json::array();
+  double sum = 0, most = -1;
+  int busiest = 0;
+  for (size_t i = 0; i < r.stages.size(); ++i) {
+    const StageTimes& t = r.stages[i];
+    std::vector<int64_t> chunk_layers;
+    bool embedding = false, loss = false;
+    for (const StageProgram& p : s.plan.stages)  // by virtual stage: this rank's chunks in order
+      if (p.rank == static_cast<int>(i)) {
+        chunk_layers.push_back(p.num_layers);
+        embedding = embedding || p.first;
+        loss = loss || p.last;
+      }
+    double memory = 0;
+    for (const MemoryBreakdown& m : s.memory)
+      if (m.stage == static_cast<int>(i)) memory = in_gib(m.total());
+    const double busy = t.finish_s - t.bubble_s;
+    sum += busy;
+    if (busy > most) most = busy, busiest = static_cast<int>(i);
+    stages.push_back({{"stage", i},
+                      {"layers", std::accumulate(chunk_layers.begin(), chunk_layers.end(), int64_t{0})},
+                      {"layers_per_chunk", chunk_layers},
+                      {"embedding", embedding},
+                      {"loss", loss},
+                      {"busy_s", busy},
+                      {"waiting_s", t.bubble_s},
+                      {"compute_s", t.compute_s + t.recompute_s},
+                      {"finish_s", t.finish_s},
+                      {"memory_gib", memory}});
+  }
+  step["stages"] = stages;
+  const double mean = sum / static_cast<double>(r.stages.size());
+  step["stage_balance"] = {{"busiest_stage", busiest},
+                           {"busiest_busy_s", most},
+                           {"mean_busy_s", mean},
+                           {"imbalance", mean > 0 ? most / mean : 1.0}};
 }
 }  // namespace
 
@@ -104,6 +150,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                {"engine_busy_s", busy},
                {"dp_comm_total_s", c.dp_comm_s},
                {"compute_slowed_by_collectives_s", c.comm_slowdown_s}};
+  if (r.stages.size() > 1) add_stages(s, r, j["step"]);
   if (s.model.moe.active()) j["step"]["breakdown_s"]["ep_comm_exposed"] = c.ep_comm_s;
   if (w.cp > 1) j["step"]["breakdown_s"]["cp_comm_exposed"] = c.cp_comm_s;
   if (w.cp > 1) j["workload"]["cp"] = w.cp;
@@ -179,6 +226,42 @@ static std::string scaling_line(const nlohmann::json& sc) {
                      100 * sc["efficiency"].get<double>(), b["nodes"].get<int64_t>(), b["dp"].get<int64_t>(),
                      b["tokens_per_s_per_core"].get<double>(),
                      b["fits_in_memory"].get<bool>() ? "" : ", a baseline that would not fit in memory, timed anyway");
+}
+
+// The pipeline ranks' busy and waiting time, layers and memory (add_stages): every stage up to
+// 16, beyond that the first, the last and the three busiest (the JSON lists every one).
+static std::string stages_text(const nlohmann::json& st) {
+  const auto& stages = st["stages"];
+  const auto& bal = st["stage_balance"];
+  const size_t n = stages.size();
+  std::vector<size_t> shown;
+  if (n <= 16) {
+    for (size_t i = 0; i < n; ++i) shown.push_back(i);
+  } else {
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return stages[a]["busy_s"].get<double>() > stages[b]["busy_s"].get<double>();
+    });
+    shown = {0, n - 1, order[0], order[1], order[2]};
+    std::sort(shown.begin(), shown.end());
+    shown.erase(std::unique(shown.begin(), shown.end()), shown.end());
+  }
+  std::string o = fmt::format(
+      "  pipeline stages: busiest {} ({:.4f} s busy; imbalance {:.3f} = busiest / mean busy {:.4f} s){}\n"
+      "    stage  layers (E embedding, L loss, | chunk)     busy s   waiting s   memory GiB\n",
+      bal["busiest_stage"].get<int>(), bal["busiest_busy_s"].get<double>(), bal["imbalance"].get<double>(),
+      bal["mean_busy_s"].get<double>(), n > shown.size() ? fmt::format("; {} of {} stages shown, --format json lists all", shown.size(), n) : "");
+  for (size_t i : shown) {
+    const auto& g = stages[i];
+    std::vector<std::string> chunks;
+    for (const auto& l : g["layers_per_chunk"]) chunks.push_back(std::to_string(l.get<int64_t>()));
+    const std::string layers = (g["embedding"].get<bool>() ? "E " : "") + fmt::format("{}", fmt::join(chunks, "|")) +
+                               (g["loss"].get<bool>() ? " L" : "");
+    o += fmt::format("    {:5}  {:<36}{:10.4f}{:12.4f}{:13.2f}\n", g["stage"].get<size_t>(), layers, g["busy_s"].get<double>(),
+                     g["waiting_s"].get<double>(), g["memory_gib"].get<double>());
+  }
+  return o;
 }
 
 std::string render_text(const nlohmann::json& j) {
@@ -305,6 +388,7 @@ std::string render_text(const nlohmann::json& j) {
   o += fmt::format("\n  DP comm total (incl. hidden) {:.4f} s\n", st["dp_comm_total_s"].get<double>());
   if (const double slow = st["compute_slowed_by_collectives_s"].get<double>(); slow > 0)
     o += fmt::format("  GEMMs slowed by collectives on their SMs +{:.4f} s (part of compute)\n", slow);
+  if (st.contains("stages")) o += stages_text(st);
   o += fmt::format("\nthroughput           {:10.2f} seq/s   {:12.0f} tokens/s   {:8.1f} tokens/s/core\n",
                    t["sequences_per_s"].get<double>(), t["tokens_per_s"].get<double>(),
                    t["tokens_per_s_per_core"].get<double>());
@@ -368,6 +452,10 @@ std::string render_markdown(const nlohmann::json& j) {
   if (j.contains("scaling") && j["scaling"].contains("efficiency"))
     o += fmt::format("| scaling efficiency vs {} node(s), DP {} (%) | {:.1f} |\n", j["scaling"]["baseline"]["nodes"].get<int64_t>(),
                      j["scaling"]["baseline"]["dp"].get<int64_t>(), 100 * j["scaling"]["efficiency"].get<double>());
+  if (st.contains("stage_balance"))
+    o += fmt::format("| busiest pipeline stage (busy s; busiest / mean busy) | {} ({:.4f}; {:.3f}) |\n",
+                     st["stage_balance"]["busiest_stage"].get<int>(), st["stage_balance"]["busiest_busy_s"].get<double>(),
+                     st["stage_balance"]["imbalance"].get<double>());
   o += fmt::format("| memory per core (GiB) | {:.2f} of {:.2f} |\n", m["total"].get<double>(), m["usable_capacity"].get<double>());
   for (const char* plan : {"on_demand", "reserved"})
     o += fmt::format("| cost, {} ($ per M tokens) | {:.4f} |\n| tokens per $, {} | {} |\n", plan,

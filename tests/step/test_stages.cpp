@@ -1,0 +1,96 @@
+// test_stages.cpp — the report's per-pipeline-stage figures (report.cpp add_stages): each rank's
+// layers, busy and waiting time and memory, and which stage the others wait for. A user reading
+// an uneven split (issue 25, item 3) needs to see the stage that decides the step.
+#include <catch2/catch.hpp>
+
+#include "report.hpp"
+#include "run_helpers.hpp"
+
+using namespace trnsim;
+
+namespace {
+// Llama 2 7B (32 layers) on two DGX-H100s at TP 2 x PP 4 x DP 2, flash attention, compiled (no
+// host floor), 16 micro-batches per replica.
+Workload piped(std::vector<int64_t> split) {
+  Workload w = test::workload("llama2-7b", "dgx-h100", 2, 2, 4, 2, 1, 32, 4096);
+  w.attention = Attention::Flash;
+  w.precision = Precision::MixedBF16;
+  w.sequence_parallel = true;
+  w.execution = "compiled";
+  if (!split.empty()) {
+    w.pipeline_split = Workload::PipelineSplit::Explicit;
+    w.layers_per_stage = std::move(split);
+  }
+  return w;
+}
+
+nlohmann::json report(const Workload& w) {
+  const Scenario s = make_scenario(w, true);
+  return make_report(s, execute_step(s));
+}
+}  // namespace
+
+TEST_CASE("stages: every pipeline rank with its layers and its busy and waiting time", "[step][stages]") {
+  const nlohmann::json j = report(piped({5, 9, 9, 9}));
+  const auto& st = j["step"];
+  REQUIRE(st.contains("stages"));
+  const auto& stages = st["stages"];
+  REQUIRE(stages.size() == 4);
+  int64_t layers = 0;
+  double latest = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& g = stages[i];
+    INFO("stage " << i);
+    CHECK(g["stage"].get<size_t>() == i);
+    layers += g["layers"].get<int64_t>();
+    // busy + waiting is the stage's whole time line, and no stage ends after the step.
+    CHECK(g["busy_s"].get<double>() + g["waiting_s"].get<double>() == Approx(g["finish_s"].get<double>()).epsilon(1e-12));
+    CHECK(g["compute_s"].get<double>() <= g["busy_s"].get<double>() + 1e-12);
+    CHECK(g["memory_gib"].get<double>() > 0);
+    latest = std::max(latest, g["finish_s"].get<double>());
+  }
+  CHECK(layers == 32);
+  CHECK(stages[0]["layers"] == 5);
+  CHECK(stages[1]["layers"] == 9);
+  CHECK(stages[0]["embedding"].get<bool>());
+  CHECK(stages[3]["loss"].get<bool>());
+  CHECK_FALSE(stages[1]["embedding"].get<bool>());
+  // The critical stage is the one that ends the step.
+  CHECK(latest == Approx(st["step_time_s"].get<double>()).epsilon(1e-12));
+  CHECK(stages[st["critical_stage"].get<size_t>()]["finish_s"].get<double>() == Approx(latest).epsilon(1e-12));
+  // Five layers and the embedding keep stage 0 the least busy; the others wait for a 9-layer stage.
+  const auto& bal = st["stage_balance"];
+  CHECK(bal["busiest_stage"].get<int>() >= 1);
+  CHECK(stages[0]["busy_s"].get<double>() < 0.75 * bal["busiest_busy_s"].get<double>());
+  // The idle stage 0 waits: its waiting time is at least the busy gap to the busiest stage, less
+  // the fill and drain it would wait anyway (a fraction of a micro-batch per stage).
+  CHECK(stages[0]["waiting_s"].get<double>() > 0.5 * (bal["busiest_busy_s"].get<double>() - stages[0]["busy_s"].get<double>()));
+}
+
+TEST_CASE("stages: an uneven split is more imbalanced than an even one", "[step][stages]") {
+  const double even = report(piped({}))["step"]["stage_balance"]["imbalance"].get<double>();
+  const double uneven = report(piped({5, 9, 9, 9}))["step"]["stage_balance"]["imbalance"].get<double>();
+  INFO("imbalance even " << even << ", 5/9/9/9 " << uneven);
+  // Busy time follows the layers, the last stage carrying the LM head and loss besides: worth h
+  // layers, the even split's busiest stage is the last, (8 + h) / ((32 + h) / 4) = even, which
+  // gives h; the 5/9/9/9 split's is the last too, at (9 + h) / ((32 + h) / 4). (What every stage
+  // does beside its layers, the DP stream and the optimizer, pulls both a little towards 1.)
+  REQUIRE(even > 1.0);
+  const double h = 8 * (even - 1) / (1 - even / 4);
+  CHECK(h > 0.2);  // the head: 32,000 x 4,096 weights against a layer's 202 M, at the same tokens
+  CHECK(h < 1.5);
+  CHECK(uneven == Approx((9 + h) / ((32 + h) / 4)).epsilon(0.02));
+  CHECK(uneven > even + 0.05);
+}
+
+TEST_CASE("stages: none without a pipeline and the text lists them", "[step][stages]") {
+  Workload one = piped({});
+  one.pp = 1;
+  one.dp = 8;
+  CHECK_FALSE(report(one)["step"].contains("stages"));
+  const std::string text = render_text(report(piped({5, 9, 9, 9})));
+  CHECK(text.find("pipeline stages: busiest") != std::string::npos);
+  CHECK(text.find("E 5") != std::string::npos);
+  CHECK(text.find("9 L") != std::string::npos);
+  CHECK(render_markdown(report(piped({}))).find("busiest pipeline stage") != std::string::npos);
+}
