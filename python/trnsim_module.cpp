@@ -21,6 +21,7 @@
 #include "intervals.hpp"
 #include "report.hpp"
 #include "scaling.hpp"
+#include "split_advice.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
 #include "trnsim/atomic_file.hpp"
@@ -122,6 +123,7 @@ py::dict run(const py::object& workload, const py::object& trace) {
     report = trnsim::make_report(s, r);
     trnsim::add_interval(report, s);  // as `trnsim run` does
     trnsim::add_scaling(report, s);
+    trnsim::add_split_advice(report, s, r);
     if (opt.trace) trnsim::write_file_atomically(trace_file, trnsim::step_trace_json(s, r));
   }
   return to_python(report);

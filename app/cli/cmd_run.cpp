@@ -17,6 +17,7 @@
 #include "memory_band.hpp"
 #include "report.hpp"
 #include "scaling.hpp"
+#include "split_advice.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
@@ -36,6 +37,8 @@ int cmd_run(const ArgList& argv) {
       .option("op-cache", "", "op-timing cache file: read before, extended after (shared by sweep workers)")
       .option("set", "", kWorkloadSetHelp)
       .flag("no-scaling", "skip the weak-scaling baseline (a second, one-node step; its efficiency is left out)")
+      .flag("no-split-advice", "skip the pipeline-split advice (where the first or last stage is busier than the rest, up "
+                               "to two more steps simulate splits that even them out)")
       .option("data-dir", "", "directory holding hw/ and models/ (default: the source tree)");
   if (!a.parse(argv)) return 0;
   if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
@@ -54,6 +57,7 @@ int cmd_run(const ArgList& argv) {
   auto report = make_report(s, r);
   add_interval(report, s);  // when results/validation.json is there
   if (!a.has("no-scaling")) add_scaling(report, s);
+  if (!a.has("no-split-advice")) add_split_advice(report, s, r);
   if (opt.trace) {
     write_file_atomically(a.get("trace"), step_trace_json(s, r));
     if (r.micro_batches_simulated < s.plan.micro_batches)

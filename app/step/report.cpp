@@ -389,6 +389,14 @@ std::string render_text(const nlohmann::json& j) {
   if (const double slow = st["compute_slowed_by_collectives_s"].get<double>(); slow > 0)
     o += fmt::format("  GEMMs slowed by collectives on their SMs +{:.4f} s (part of compute)\n", slow);
   if (st.contains("stages")) o += stages_text(st);
+  if (j.contains("pipeline_split_advice")) {
+    const auto& a = j["pipeline_split_advice"];
+    std::vector<int64_t> split = a["layers_per_stage"].get<std::vector<int64_t>>();
+    o += fmt::format("  a split that evens the stages out (simulated): layers per stage [{}]: step {:.4f} s ({:+.1f} %), "
+                     "busiest / mean busy {:.3f}, memory {:.2f} GiB per core; run it with --set \"{}\"\n",
+                     fmt::join(split, ", "), a["step_time_s"].get<double>(), a["change_pct"].get<double>(),
+                     a["imbalance"].get<double>(), a["memory_per_core_gib"].get<double>(), a["set"].get<std::string>());
+  }
   o += fmt::format("\nthroughput           {:10.2f} seq/s   {:12.0f} tokens/s   {:8.1f} tokens/s/core\n",
                    t["sequences_per_s"].get<double>(), t["tokens_per_s"].get<double>(),
                    t["tokens_per_s_per_core"].get<double>());
@@ -452,6 +460,10 @@ std::string render_markdown(const nlohmann::json& j) {
   if (j.contains("scaling") && j["scaling"].contains("efficiency"))
     o += fmt::format("| scaling efficiency vs {} node(s), DP {} (%) | {:.1f} |\n", j["scaling"]["baseline"]["nodes"].get<int64_t>(),
                      j["scaling"]["baseline"]["dp"].get<int64_t>(), 100 * j["scaling"]["efficiency"].get<double>());
+  if (j.contains("pipeline_split_advice"))
+    o += fmt::format("| a split that evens the stages out: layers per stage, step (s) | {} , {:.4f} ({:+.1f} %) |\n",
+                     j["pipeline_split_advice"]["layers_per_stage"].dump(), j["pipeline_split_advice"]["step_time_s"].get<double>(),
+                     j["pipeline_split_advice"]["change_pct"].get<double>());
   if (st.contains("stage_balance"))
     o += fmt::format("| busiest pipeline stage (busy s; busiest / mean busy) | {} ({:.4f}; {:.3f}) |\n",
                      st["stage_balance"]["busiest_stage"].get<int>(), st["stage_balance"]["busiest_busy_s"].get<double>(),

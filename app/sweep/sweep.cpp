@@ -149,7 +149,7 @@ nlohmann::json run_sweep(const SweepOptions& o) {
   std::vector<Job> singles;
   for (size_t i : retry) {
     Job j;
-    j.argv = common({exe, "run", files[i] + ".json", "--format", "json", "--no-scaling", "--output", files[i] + ".report.json"});
+    j.argv = common({exe, "run", files[i] + ".json", "--format", "json", "--no-scaling", "--no-split-advice", "--output", files[i] + ".report.json"});
     j.stdout_file = files[i] + ".stdout";
     j.stderr_file = files[i] + ".err";
     singles.push_back(j);

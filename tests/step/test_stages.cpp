@@ -3,16 +3,19 @@
 // an uneven split (issue 25, item 3) needs to see the stage that decides the step.
 #include <catch2/catch.hpp>
 
+#include <numeric>
+
 #include "report.hpp"
 #include "run_helpers.hpp"
+#include "split_advice.hpp"
 
 using namespace trnsim;
 
 namespace {
 // Llama 2 7B (32 layers) on two DGX-H100s at TP 2 x PP 4 x DP 2, flash attention, compiled (no
 // host floor), 16 micro-batches per replica.
-Workload piped(std::vector<int64_t> split) {
-  Workload w = test::workload("llama2-7b", "dgx-h100", 2, 2, 4, 2, 1, 32, 4096);
+Workload piped(std::vector<int64_t> split, const std::string& model = "llama2-7b") {
+  Workload w = test::workload(model, "dgx-h100", 2, 2, 4, 2, 1, 32, 4096);
   w.attention = Attention::Flash;
   w.precision = Precision::MixedBF16;
   w.sequence_parallel = true;
@@ -93,4 +96,47 @@ TEST_CASE("stages: none without a pipeline and the text lists them", "[step][sta
   CHECK(text.find("E 5") != std::string::npos);
   CHECK(text.find("9 L") != std::string::npos);
   CHECK(render_markdown(report(piped({}))).find("busiest pipeline stage") != std::string::npos);
+}
+
+TEST_CASE("split advice: layers move off the stage with the LM head and the step gets faster", "[step][stages]") {
+  // Llama 3.1 8B: a 128,256 x 4,096 head (525 M weights) against 218 M per layer, on the last of
+  // four stages of 8 layers: that stage does about 10.4 layers' work, the mean 8.6.
+  const Workload w = piped({}, "llama3.1-8b");
+  const Scenario s = make_scenario(w, true);
+  const StepResult r = execute_step(s);
+  const auto splits = balanced_splits(s, r);
+  REQUIRE_FALSE(splits.empty());
+  for (const auto& split : splits) {
+    CHECK(split.size() == 4);
+    CHECK(std::accumulate(split.begin(), split.end(), int64_t{0}) == 32);
+    CHECK(split.back() < 8);  // the head's stage gives layers away
+    CHECK(split.back() >= 5);
+  }
+  nlohmann::json j = make_report(s, r);
+  add_split_advice(j, s, r);
+  REQUIRE(j.contains("pipeline_split_advice"));
+  const auto& a = j["pipeline_split_advice"];
+  CHECK(a["change_pct"].get<double>() < -0.5);
+  CHECK(a["imbalance"].get<double>() < j["step"]["stage_balance"]["imbalance"].get<double>());
+  // The advice is what that split simulates to, and its --set string names it.
+  Workload e = w;
+  e.pipeline_split = Workload::PipelineSplit::Explicit;
+  e.layers_per_stage = a["layers_per_stage"].get<std::vector<int64_t>>();
+  CHECK(test::run(e).step_time_s == Approx(a["step_time_s"].get<double>()).epsilon(1e-12));
+  CHECK(a["set"].get<std::string>().find("parallel.layers_per_stage=[") != std::string::npos);
+  CHECK(render_text(j).find("a split that evens the stages out") != std::string::npos);
+}
+
+TEST_CASE("split advice: none for two stages or virtual stages", "[step][stages]") {
+  for (bool two : {true, false}) {
+    Workload w = piped({}, "llama3.1-8b");
+    if (two) w.pp = 2, w.dp = 4;
+    else w.virtual_stages = 2;
+    const Scenario s = make_scenario(w, true);
+    const StepResult r = execute_step(s);
+    CHECK(balanced_splits(s, r).empty());
+    nlohmann::json j = make_report(s, r);
+    add_split_advice(j, s, r);
+    CHECK_FALSE(j.contains("pipeline_split_advice"));
+  }
 }

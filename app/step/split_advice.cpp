@@ -1,0 +1,92 @@
+// split_advice.cpp — a simulated pipeline split that evens out the stages (see split_advice.hpp).
+#include "split_advice.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <numeric>
+
+#include "report.hpp"
+
+namespace trnsim {
+
+namespace {
+// `total` layers over `n` middle stages, the remainder on the middle-most first (as the balanced split).
+std::vector<int64_t> spread(int64_t total, int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n), total / n);
+  int64_t extra = total % n;
+  const int64_t mid = (n - 1) / 2;
+  for (int64_t k = 0; extra > 0; ++k) {
+    const int64_t i = k % 2 == 0 ? mid - k / 2 : mid + (k + 1) / 2;
+    if (i < 0 || i >= n) continue;
+    ++v[static_cast<size_t>(i)];
+    --extra;
+  }
+  return v;
+}
+}  // namespace
+
+std::vector<std::vector<int64_t>> balanced_splits(const Scenario& s, const StepResult& r) {
+  const Workload& w = s.workload;
+  const auto p = static_cast<int64_t>(r.stages.size());
+  if (p < 3 || w.virtual_stages > 1 || !w.pipeline_layout.empty() || static_cast<int64_t>(s.plan.stages.size()) != p) return {};
+  std::vector<int64_t> layers;
+  for (const StageProgram& g : s.plan.stages) layers.push_back(g.num_layers);
+  const int64_t total = std::accumulate(layers.begin(), layers.end(), int64_t{0});
+  auto busy = [&](int64_t i) { return r.stages[static_cast<size_t>(i)].finish_s - r.stages[static_cast<size_t>(i)].bubble_s; };
+  // Busy time per layer on the middle stages (they hold only layers); the ends' extra work in layers.
+  double mid_busy = 0;
+  int64_t mid_layers = 0;
+  for (int64_t i = 1; i + 1 < p; ++i) mid_busy += busy(i), mid_layers += layers[static_cast<size_t>(i)];
+  if (mid_layers == 0 || mid_busy <= 0) return {};
+  const double per_layer = mid_busy / static_cast<double>(mid_layers);
+  const double extra_first = busy(0) / per_layer - static_cast<double>(layers.front());
+  const double extra_last = busy(p - 1) / per_layer - static_cast<double>(layers.back());
+  const double target = (static_cast<double>(total) + extra_first + extra_last) / static_cast<double>(p);
+  auto ends = [&](double extra, int64_t now, bool move) {
+    return move ? std::max<int64_t>(1, std::llround(target - extra)) : now;
+  };
+  std::vector<std::vector<int64_t>> out;
+  for (bool move_first : {true, false}) {
+    const int64_t first = ends(extra_first, layers.front(), move_first), last = ends(extra_last, layers.back(), true);
+    const int64_t rest = total - first - last;
+    if (rest < p - 2) continue;
+    std::vector<int64_t> split{first};
+    for (int64_t l : spread(rest, p - 2)) split.push_back(l);
+    split.push_back(last);
+    if (split != layers && std::find(out.begin(), out.end(), split) == out.end()) out.push_back(split);
+  }
+  return out;
+}
+
+void add_split_advice(nlohmann::json& report, const Scenario& s, const StepResult& r) {
+  nlohmann::json best;
+  double best_step = r.step_time_s * (1 - 0.005);  // beat the run by more than 0.5 %
+  for (const auto& split : balanced_splits(s, r)) {
+    Workload w = s.workload;
+    w.pipeline_split = Workload::PipelineSplit::Explicit;
+    w.layers_per_stage = split;
+    try {
+      const Scenario a = make_scenario(w, s.model, s.hw, /*allow_oom=*/true);
+      if (!a.fits) continue;
+      const StepResult ar = execute_step(a, StepOptions{});
+      if (ar.step_time_s >= best_step) continue;
+      best_step = ar.step_time_s;
+      const nlohmann::json j = make_report(a, ar);
+      best = {{"layers_per_stage", split},
+              {"step_time_s", ar.step_time_s},
+              {"change_pct", 100 * (ar.step_time_s / r.step_time_s - 1)},
+              {"imbalance", j["step"]["stage_balance"]["imbalance"]},
+              {"memory_per_core_gib", j["memory_per_core_gib"]["total"]},
+              {"set", fmt::format("parallel.pipeline_split=explicit;parallel.layers_per_stage=[{}]", fmt::join(split, ","))}};
+    } catch (const std::exception&) {
+      continue;  // a split the run cannot take (e.g. a stage's memory): not advice
+    }
+  }
+  if (!best.is_null()) report["pipeline_split_advice"] = best;
+}
+
+}  // namespace trnsim
