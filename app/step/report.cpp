@@ -461,7 +461,7 @@ std::string render_markdown(const nlohmann::json& j) {
     o += fmt::format("| scaling efficiency vs {} node(s), DP {} (%) | {:.1f} |\n", j["scaling"]["baseline"]["nodes"].get<int64_t>(),
                      j["scaling"]["baseline"]["dp"].get<int64_t>(), 100 * j["scaling"]["efficiency"].get<double>());
   if (j.contains("pipeline_split_advice"))
-    o += fmt::format("| a split that evens the stages out: layers per stage, step (s) | {} , {:.4f} ({:+.1f} %) |\n",
+    o += fmt::format("| a split that evens the stages out: layers per stage, step (s) | {}, {:.4f} ({:+.1f} %) |\n",
                      j["pipeline_split_advice"]["layers_per_stage"].dump(), j["pipeline_split_advice"]["step_time_s"].get<double>(),
                      j["pipeline_split_advice"]["change_pct"].get<double>());
   if (st.contains("stage_balance"))
