@@ -13,22 +13,6 @@
 
 namespace trnsim {
 
-namespace {
-// `total` layers over `n` middle stages, the remainder on the middle-most first (as the balanced split).
-std::vector<int64_t> spread(int64_t total, int64_t n) {
-  std::vector<int64_t> v(static_cast<size_t>(n), total / n);
-  int64_t extra = total % n;
-  const int64_t mid = (n - 1) / 2;
-  for (int64_t k = 0; extra > 0; ++k) {
-    const int64_t i = k % 2 == 0 ? mid - k / 2 : mid + (k + 1) / 2;
-    if (i < 0 || i >= n) continue;
-    ++v[static_cast<size_t>(i)];
-    --extra;
-  }
-  return v;
-}
-}  // namespace
-
 std::vector<std::vector<int64_t>> balanced_splits(const Scenario& s, const StepResult& r) {
   const Workload& w = s.workload;
   const auto p = static_cast<int64_t>(r.stages.size());
@@ -55,7 +39,7 @@ std::vector<std::vector<int64_t>> balanced_splits(const Scenario& s, const StepR
     const int64_t rest = total - first - last;
     if (rest < p - 2) continue;
     std::vector<int64_t> split{first};
-    for (int64_t l : spread(rest, p - 2)) split.push_back(l);
+    for (int64_t l : balanced_layers(rest, p - 2)) split.push_back(l);
     split.push_back(last);
     if (split != layers && std::find(out.begin(), out.end(), split) == out.end()) out.push_back(split);
   }

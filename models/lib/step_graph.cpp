@@ -280,22 +280,24 @@ int64_t stage_layers(const ModelSpec& m, const Workload& w) {
   return w.pipeline_split == Workload::PipelineSplit::EmbeddingAndLoss ? (m.layers + 2) / programs : m.layers / programs;
 }
 
+std::vector<int64_t> balanced_layers(int64_t layers, int64_t programs) {
+  std::vector<int64_t> n(static_cast<size_t>(programs), layers / programs);
+  // The remainder goes to the middle stages first, outwards (the ends carry embedding and loss).
+  int64_t extra = layers % programs;
+  const int64_t mid = (programs - 1) / 2;
+  for (int64_t k = 0; extra > 0; ++k) {
+    const int64_t i = k % 2 == 0 ? mid - k / 2 : mid + (k + 1) / 2;
+    if (i < 0 || i >= programs) continue;
+    ++n[static_cast<size_t>(i)];
+    --extra;
+  }
+  return n;
+}
+
 std::vector<int64_t> program_layers(const ModelSpec& m, const Workload& w) {
   const int64_t programs = w.pp * w.virtual_stages;
   if (w.pipeline_split == Workload::PipelineSplit::Explicit) return w.layers_per_stage;
-  if (w.pipeline_split == Workload::PipelineSplit::Balanced) {
-    std::vector<int64_t> n(static_cast<size_t>(programs), m.layers / programs);
-    // The remainder goes to the middle stages first, outwards (the ends carry embedding and loss).
-    int64_t extra = m.layers % programs;
-    const int64_t mid = (programs - 1) / 2;
-    for (int64_t k = 0; extra > 0; ++k) {
-      const int64_t i = k % 2 == 0 ? mid - k / 2 : mid + (k + 1) / 2;
-      if (i < 0 || i >= programs) continue;
-      ++n[static_cast<size_t>(i)];
-      --extra;
-    }
-    return n;
-  }
+  if (w.pipeline_split == Workload::PipelineSplit::Balanced) return balanced_layers(m.layers, programs);
   std::vector<int64_t> n(static_cast<size_t>(programs), stage_layers(m, w));
   if (w.pipeline_split == Workload::PipelineSplit::EmbeddingAndLoss) {
     n.front() -= 1;  // the embedding's slot

@@ -81,5 +81,8 @@ int64_t stage_layers(const ModelSpec& m, const Workload& w);
 // Layers of each program (virtual stage) in order: stage_layers each, one fewer on the first and
 // the last under the embedding-and-loss split.
 std::vector<int64_t> program_layers(const ModelSpec& m, const Workload& w);
+// `layers` over `programs` as evenly as whole layers allow, the remainder on the middle-most first
+// (the balanced split; the ends carry the embedding and the loss).
+std::vector<int64_t> balanced_layers(int64_t layers, int64_t programs);
 
 }  // namespace trnsim
