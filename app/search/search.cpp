@@ -196,6 +196,8 @@ nlohmann::json run_search(const SearchOptions& o) {
     row["cp"] = l.cp;
     row["bound_s"] = c.bound_s;
     row["breakdown_s"] = report["step"]["breakdown_s"];
+    // With a pipeline: how unevenly its stages are loaded (busiest / mean busy; trnsim run details it).
+    if (report["step"].contains("stage_balance")) row["stage_imbalance"] = report["step"]["stage_balance"]["imbalance"];
     if (o.keep_workloads) row["workload"] = nlohmann::json::parse(workload_to_json(s.workload));
     if (c.bound_s > r.step_time_s && ++violations <= 5)
       violation_examples.push_back({{"id", row["id"]}, {"bound_s", c.bound_s}, {"step_time_s", r.step_time_s}});

@@ -203,6 +203,30 @@ TEST_CASE("search: per-node scaling of the fastest layouts against the fewest no
   CHECK(search_markdown(doc).find("Scaling of the fastest layouts (global batch fixed): 2 x dgx-h100") != std::string::npos);
 }
 
+// A pipelined layout's row says how unevenly its stages are loaded (busiest / mean busy, as `trnsim
+// run` reports it); a layout without a pipeline has no such figure. Llama 2 7B: the last of 4 stages
+// carries the LM head and the loss besides its 8 layers.
+TEST_CASE("search: pipelined rows carry their stage imbalance", "[search][stages]") {
+  const auto doc = run_search(test::search_options(
+      "llama2-7b", {"dgx-h100"}, {1}, 2048, 64,
+      "tp=2;pp=1,4;vs=1;mb=1;recompute=none;zero=0;sp=on;tp_overlap=off;dp_overlap=on;fused=on;attention=flash", 4));
+  int piped = 0, flat = 0;
+  for (const auto& row : doc["top_by_throughput"]) {
+    INFO(row["id"].get<std::string>());
+    if (row["pp"].get<int64_t>() > 1) {
+      ++piped;
+      REQUIRE(row.contains("stage_imbalance"));
+      CHECK(row["stage_imbalance"].get<double>() > 1.0);
+      CHECK(row["stage_imbalance"].get<double>() < 1.3);
+    } else {
+      ++flat;
+      CHECK_FALSE(row.contains("stage_imbalance"));
+    }
+  }
+  CHECK(piped > 0);
+  CHECK(flat > 0);
+}
+
 // A profile's grad_reduce reaches every layout where the layout's ZeRO stage allows it: KempnerForge
 // reduces once per step (FSDP2 without gradient sync), so its ZeRO-3 layouts hold the unsharded
 // gradients, as `trnsim run` of the same workload does; a ZeRO-2 layout still reduces every
