@@ -41,7 +41,7 @@ void add_stages(const Scenario& s, const StepResult& r, nlohmann::json& step) {
     double memory = 0;
     for (const MemoryBreakdown& m : s.memory)
       if (m.stage == static_cast<int>(i)) memory = in_gib(m.total());
-    const double busy = t.finish_s - t.bubble_s;
+    const double busy = t.busy_s();
     sum += busy;
     if (busy > most) most = busy, busiest = static_cast<int>(i);
     stages.push_back({{"stage", i},

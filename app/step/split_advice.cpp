@@ -16,11 +16,11 @@ namespace trnsim {
 std::vector<std::vector<int64_t>> balanced_splits(const Scenario& s, const StepResult& r) {
   const Workload& w = s.workload;
   const auto p = static_cast<int64_t>(r.stages.size());
-  if (p < 3 || w.virtual_stages > 1 || !w.pipeline_layout.empty() || static_cast<int64_t>(s.plan.stages.size()) != p) return {};
+  if (p < 3 || w.virtual_stages > 1 || !w.pipeline_layout.empty()) return {};  // one program per rank from here
   std::vector<int64_t> layers;
   for (const StageProgram& g : s.plan.stages) layers.push_back(g.num_layers);
   const int64_t total = std::accumulate(layers.begin(), layers.end(), int64_t{0});
-  auto busy = [&](int64_t i) { return r.stages[static_cast<size_t>(i)].finish_s - r.stages[static_cast<size_t>(i)].bubble_s; };
+  auto busy = [&](int64_t i) { return r.stages[static_cast<size_t>(i)].busy_s(); };
   // Busy time per layer on the middle stages (they hold only layers); the ends' extra work in layers.
   double mid_busy = 0;
   int64_t mid_layers = 0;

@@ -37,6 +37,8 @@ struct StageTimes {
   // vector, scalar/activation, GpSimd, DMA load, DMA store), summed over the ops run: an op's
   // engines overlap, so these add up to more than its duration.
   std::array<double, kQueues> queue_busy_s{};
+  // Everything but waiting for another stage: compute, recompute, exposed collectives, the optimizer.
+  double busy_s() const { return finish_s - bubble_s; }
 };
 
 struct StepResult {
