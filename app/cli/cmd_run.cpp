@@ -17,6 +17,7 @@
 #include "memory_band.hpp"
 #include "report.hpp"
 #include "scaling.hpp"
+#include "sensitivity.hpp"
 #include "split_advice.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
@@ -39,10 +40,16 @@ int cmd_run(const ArgList& argv) {
       .flag("no-scaling", "skip the weak-scaling baseline (a second, one-node step; its efficiency is left out)")
       .flag("no-split-advice", "skip the pipeline-split advice (where the first or last stage is busier than the rest, up "
                                "to two more steps simulate splits that even them out)")
+      .flag("sensitivity", "which hardware resource bounds the step: re-simulate it with each one (tensor engines, vector "
+                           "engines, memory bandwidth, scale-up links, network, host per-op cost, latencies) better by "
+                           "--sensitivity-pct and report each one's step time and elasticity (7 more steps)")
+      .option("sensitivity-pct", "", "how much better each resource is made for --sensitivity, in % (0.1 to 100; "
+                                     "default 10; giving it turns --sensitivity on)")
       .option("data-dir", "", "directory holding hw/ and models/ (default: the source tree)");
   if (!a.parse(argv)) return 0;
   if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
   const std::string fmt_name = a.choice("format", {"text", "json", "md"});
+  const double sensitivity_pct = a.has("sensitivity-pct") ? a.number("sensitivity-pct", 0.1, 100) : 10.0;
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   Scenario s = load_scenario_with_set(a.positional()[0], a.get("set"), /*allow_oom=*/true);
   // Refused, with how sure trnsim's memory model is when the margin is small (memory_band.hpp).
@@ -58,6 +65,7 @@ int cmd_run(const ArgList& argv) {
   add_interval(report, s);  // when results/validation.json is there
   if (!a.has("no-scaling")) add_scaling(report, s);
   if (!a.has("no-split-advice")) add_split_advice(report, s, r);
+  if (a.has("sensitivity") || a.has("sensitivity-pct")) add_sensitivity(report, s, r, 1 + sensitivity_pct / 100);
   if (opt.trace) {
     write_file_atomically(a.get("trace"), step_trace_json(s, r));
     if (r.micro_batches_simulated < s.plan.micro_batches)

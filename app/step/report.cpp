@@ -1,5 +1,6 @@
 // report.cpp — metrics and renderers (see report.hpp). Every key carries its unit.
 #include "report.hpp"
+#include "sensitivity.hpp"
 #include "trace.hpp"
 
 #include <fmt/format.h>
@@ -397,6 +398,7 @@ std::string render_text(const nlohmann::json& j) {
                      fmt::join(split, ", "), a["step_time_s"].get<double>(), a["change_pct"].get<double>(),
                      a["imbalance"].get<double>(), a["memory_per_core_gib"].get<double>(), a["set"].get<std::string>());
   }
+  o += sensitivity_text(j);
   o += fmt::format("\nthroughput           {:10.2f} seq/s   {:12.0f} tokens/s   {:8.1f} tokens/s/core\n",
                    t["sequences_per_s"].get<double>(), t["tokens_per_s"].get<double>(),
                    t["tokens_per_s_per_core"].get<double>());
@@ -468,6 +470,12 @@ std::string render_markdown(const nlohmann::json& j) {
     o += fmt::format("| busiest pipeline stage (busy s; busiest / mean busy) | {} ({:.4f}; {:.3f}) |\n",
                      st["stage_balance"]["busiest_stage"].get<int>(), st["stage_balance"]["busiest_busy_s"].get<double>(),
                      st["stage_balance"]["imbalance"].get<double>());
+  if (j.contains("sensitivity"))
+    for (const auto& row : j["sensitivity"]["resources"])
+      if (row.contains("elasticity"))
+        o += fmt::format("| elasticity of the step to {} ({:.0f} % better: step s) | {:.3f} ({:.4f}) |\n",
+                         row["resource"].get<std::string>(), 100 * (j["sensitivity"]["factor"].get<double>() - 1),
+                         row["elasticity"].get<double>(), row["step_time_s"].get<double>());
   o += fmt::format("| memory per core (GiB) | {:.2f} of {:.2f} |\n", m["total"].get<double>(), m["usable_capacity"].get<double>());
   for (const char* plan : {"on_demand", "reserved"})
     o += fmt::format("| cost, {} ($ per M tokens) | {:.4f} |\n| tokens per $, {} | {} |\n", plan,
