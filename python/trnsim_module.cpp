@@ -21,6 +21,7 @@
 #include "intervals.hpp"
 #include "report.hpp"
 #include "scaling.hpp"
+#include "sensitivity.hpp"
 #include "split_advice.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
@@ -110,7 +111,17 @@ std::string cli_executable() {
                           TRNSIM_CLI_INSTALL_PATH + "; sweeps run it in worker processes (build or install it)");
 }
 
-py::dict run(const py::object& workload, const py::object& trace) {
+py::dict run(const py::object& workload, const py::object& trace, const py::object& sensitivity) {
+  // sensitivity: None, or how much better each hardware resource is made, in % (as --sensitivity-pct).
+  double sensitivity_pct = 0;
+  if (!sensitivity.is_none()) {
+    const bool number = (py::isinstance<py::float_>(sensitivity) || py::isinstance<py::int_>(sensitivity)) &&
+                        !py::isinstance<py::bool_>(sensitivity);
+    sensitivity_pct = number ? sensitivity.cast<double>() : -1;
+    if (!(sensitivity_pct >= 0.1 && sensitivity_pct <= 100))
+      throw trnsim::UsageError("trnsim.run: sensitivity=" + py::str(sensitivity).cast<std::string>() +
+                               " is out of range; give a percentage in [0.1, 100] (e.g. 10), or None");
+  }
   trnsim::Scenario s = scenario_of(workload);
   const std::string trace_file = trace.is_none() ? "" : path_of(trace);
   nlohmann::json report;
@@ -124,6 +135,7 @@ py::dict run(const py::object& workload, const py::object& trace) {
     trnsim::add_interval(report, s);  // as `trnsim run` does
     trnsim::add_scaling(report, s);
     trnsim::add_split_advice(report, s, r);
+    if (sensitivity_pct > 0) trnsim::add_sensitivity(report, s, r, 1 + sensitivity_pct / 100);
     if (opt.trace) trnsim::write_file_atomically(trace_file, trnsim::step_trace_json(s, r));
   }
   return to_python(report);
@@ -203,11 +215,13 @@ PYBIND11_MODULE(trnsim, m) {
       PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     }
   });
-  m.def("run", &run, py::arg("workload"), py::arg("trace") = py::none(),
+  m.def("run", &run, py::arg("workload"), py::arg("trace") = py::none(), py::arg("sensitivity") = py::none(),
         "Simulate one training step. workload: a workload file path (relative paths are also looked up in the\n"
         "data directory) or a dict with the same fields. Returns the report as a dict (the fields of\n"
         "`trnsim run --format json`: step.step_time_s, throughput.tokens_per_s, memory_per_core_gib, cost ...).\n"
-        "trace: optional path for a Chrome/Perfetto trace. Raises ValueError for bad input, OSError for files.");
+        "trace: optional path for a Chrome/Perfetto trace. sensitivity: optional percentage (e.g. 10): the step\n"
+        "re-simulated with each hardware resource that much better (report['sensitivity'], as `trnsim run\n"
+        "--sensitivity-pct`). Raises ValueError for bad input, OSError for files.");
   m.def("validate", &validate, py::arg("obj"),
         "Strictly check a hw, model or workload file (path) or dict; returns None or raises ValueError with the\n"
         "CLI's one-line message (file or <dict>, JSON path, problem and fix).");

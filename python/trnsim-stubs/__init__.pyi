@@ -6,8 +6,9 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 Json = Dict[str, Any]
 PathOrDict = Union[str, "PathLike[str]", Dict[str, Any]]
 
-def run(workload: PathOrDict, trace: Optional[Union[str, "PathLike[str]"]] = None) -> Json:
-    """One simulated step: the `trnsim run --format json` report."""
+def run(workload: PathOrDict, trace: Optional[Union[str, "PathLike[str]"]] = None,
+        sensitivity: Optional[float] = None) -> Json:
+    """One simulated step: the `trnsim run --format json` report (with `sensitivity` in %, as --sensitivity-pct)."""
 
 def validate(obj: PathOrDict) -> None:
     """Raises ValueError with the CLI's one-line message when the file or dict is invalid."""

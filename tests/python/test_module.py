@@ -30,6 +30,9 @@ assert set(report) == set(cli_json("run", R3, "--format", "json")), sorted(repor
 assert report["step"]["step_time_s"] == cli_json("run", R3, "--format", "json")["step"]["step_time_s"]
 assert trnsim.run(json.load(open(R3)))["step"]["step_time_s"] == report["step"]["step_time_s"]
 assert trnsim.run("workloads/llama7b_tp8_dp512.json")["step"]["step_time_s"] == report["step"]["step_time_s"]  # data dir
+# sensitivity=PCT: the CLI's --sensitivity-pct section, the same figures.
+sensed = trnsim.run(R3, sensitivity=10)["sensitivity"]
+assert sensed == cli_json("run", R3, "--format", "json", "--sensitivity", "--no-scaling")["sensitivity"], sensed
 
 # validate: the CLI's one-line message, as ValueError; OSError for a missing file.
 for bad in ("negative_tp.json", "unknown_field.json", "duplicate_key.json", "does_not_fit.json", "model_is_a_path.json"):
@@ -49,6 +52,8 @@ w["parallel"]["tp"] = -8
 for call, exc, fragment in [
     (lambda: trnsim.run(w), ValueError, "<workload dict>: /parallel/tp: value -8 out of range"),
     (lambda: trnsim.run(os.path.join(root, "no", "such.json")), OSError, "cannot open file"),
+    (lambda: trnsim.run(R3, sensitivity=0), ValueError, "sensitivity=0 is out of range"),
+    (lambda: trnsim.run(R3, sensitivity="ten"), ValueError, "sensitivity=ten is out of range"),
     (lambda: trnsim.run(12345), ValueError, "top level must be a JSON object"),
     (lambda: trnsim.run({"nodes": float("nan")}), ValueError, ""),
     (lambda: trnsim.validate({"name": "x"}), ValueError, "<dict>: /model: missing required field"),
