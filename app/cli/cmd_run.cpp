@@ -37,6 +37,7 @@ int cmd_run(const ArgList& argv) {
       .option("output", "", "write the report to FILE instead of stdout")
       .option("op-cache", "", "op-timing cache file: read before, extended after (shared by sweep workers)")
       .option("set", "", kWorkloadSetHelp)
+      .option("hw-set", "", kHwSetHelp)
       .flag("no-scaling", "skip the weak-scaling baseline (a second, one-node step; its efficiency is left out)")
       .flag("no-split-advice", "skip the pipeline-split advice (where the first or last stage is busier than the rest, up "
                                "to two more steps simulate splits that even them out)")
@@ -51,7 +52,7 @@ int cmd_run(const ArgList& argv) {
   const std::string fmt_name = a.choice("format", {"text", "json", "md"});
   const double sensitivity_pct = a.has("sensitivity-pct") ? a.number("sensitivity-pct", 0.1, 100) : 10.0;
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
-  Scenario s = load_scenario_with_set(a.positional()[0], a.get("set"), /*allow_oom=*/true);
+  Scenario s = load_scenario_with_set(a.positional()[0], a.get("set"), /*allow_oom=*/true, a.get("hw-set"));
   // Refused, with how sure trnsim's memory model is when the margin is small (memory_band.hpp).
   if (!s.fits) throw ConfigError(s.memory_error + memory_margin_note(s));
   maybe_inject_fault(s.workload.name);

@@ -17,9 +17,13 @@ void apply_workload_set(nlohmann::json& workload, const std::string& spec, const
 
 // The scenario of a workload file (found as `trnsim run` finds it), with `spec` applied first when
 // it is not empty; errors name the file and the edits. run, graph and campaign read workloads so.
-Scenario load_scenario_with_set(const std::string& file, const std::string& spec, bool allow_oom);
+// `hw_spec` (run's --hw-set) edits the workload's hw file the same way before it is read: a
+// hypothetical chip or cluster (faster HBM, more NIC bandwidth); the report notes the edit.
+Scenario load_scenario_with_set(const std::string& file, const std::string& spec, bool allow_oom,
+                                const std::string& hw_spec = "");
 
 // The --set option's help text, one for every command that takes it.
 extern const char* const kWorkloadSetHelp;
+extern const char* const kHwSetHelp;
 
 }  // namespace trnsim

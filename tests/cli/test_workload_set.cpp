@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "scenario.hpp"
+#include "step_executor.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/json_reader.hpp"
 #include "workload_set.hpp"
@@ -49,4 +50,35 @@ TEST_CASE("trnsim run --set: a malformed edit is a usage error naming it", "[cli
   CHECK_THROWS_WITH(apply_workload_set(j, "nodes="), Catch::Contains("the path and the value must both be given"));
   CHECK_THROWS_WITH(apply_workload_set(j, "name.x=1"), Catch::Contains("\"name\" is a value, not a section"));
   CHECK_THROWS_AS(apply_workload_set(j, "parallel.tp"), UsageError);
+}
+
+namespace {
+const std::string kMainJob = std::string(TRNSIM_SOURCE_DIR) + "/workloads/llama7b_tp8_dp512.json";
+double step_of(const Scenario& s) { return execute_step(s).step_time_s; }
+}  // namespace
+
+TEST_CASE("trnsim run --hw-set: a hypothetical chip, read as strictly as its file", "[cli]") {
+  const double base = step_of(load_scenario_with_set(kMainJob, "", true));
+  // The file's own figure: the same chip, the same step; the report notes the edit.
+  const Scenario same = load_scenario_with_set(kMainJob, "", true, "hbm.bandwidth_GBps_per_chip=820");
+  CHECK(step_of(same) == base);
+  REQUIRE_FALSE(same.notes.empty());
+  CHECK_THAT(same.notes.back(), Catch::Contains("hardware edited with --hw-set"));
+  // Twice the NICs: the 512-node run's data-parallel all-reduces cross them, so the step shortens.
+  const Scenario nic = load_scenario_with_set(kMainJob, "", true, "inter_node.nic_Gbps_per_node=1600");
+  CHECK(nic.hw.inter.nic_bandwidth.base() == Approx(200e9));
+  CHECK(step_of(nic) < base);
+  // With --set too: both edits land.
+  const Scenario both = load_scenario_with_set(kMainJob, "batch.micro_batch=2", true, "tensor.clock_GHz=3.0");
+  CHECK(both.workload.micro_batch == 2);
+  CHECK(both.hw.tensor.clock_hz == Approx(3.0e9));
+  // A misspelt or out-of-range figure is the hw reader's one-line error naming the file and the edit.
+  CHECK_THROWS_WITH(load_scenario_with_set(kMainJob, "", true, "hbm.bandwith=3"),
+                    Catch::Contains("(with --hw-set hbm.bandwith=3)") && Catch::Contains("unknown field \"bandwith\""));
+  CHECK_THROWS_WITH(load_scenario_with_set(kMainJob, "", true, "hbm.bandwidth_GBps_per_chip=-3"),
+                    Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(load_scenario_with_set(kMainJob, "", true, "hbm"),
+                    Catch::Contains("--hw-set \"hbm\": expected path=value, e.g. hbm.bandwidth_GBps_per_chip"));
+  CHECK_THROWS_WITH(load_scenario_with_set(kMainJob, "", true, "instance.x=1"),
+                    Catch::Contains("\"instance\" is a value, not a section, in this hw file"));
 }
