@@ -46,7 +46,7 @@ Workload one_node_compiled() {
 }  // namespace
 
 TEST_CASE("sensitivity: no hardware resource made better slows the step", "[step][sensitivity]") {
-  for (const std::string file : {test::kR3, std::string(TRNSIM_SOURCE_DIR) + "/workloads/qwen3_30b_a3b_gb200_ep8.json",
+  for (const std::string& file : {test::kR3, std::string(TRNSIM_SOURCE_DIR) + "/workloads/qwen3_30b_a3b_gb200_ep8.json",
                                  std::string(TRNSIM_SOURCE_DIR) + "/workloads/llama3_70b_h100_fp8_64gpu.json"}) {
     const Sensed x = sensed(load_scenario(file, true), 1.1);
     const auto& rs = x.report["sensitivity"]["resources"];
