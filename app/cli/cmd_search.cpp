@@ -43,6 +43,8 @@ Args search_args() {
       .option("stack", "", "training-stack profile (stacks/<name>.json, e.g. torchtitan, megatron-core, nxd): the axes it "
                            "sets (attention, fused, sp, tp_overlap, dp_overlap, zero) take its values unless --axes names "
                            "them, and its other fields apply to every layout")
+      .option("hw-set", "", "what-if edits of every --hw file, e.g. \"inter_node.nic_Gbps_per_node=3200\" (a hypothetical "
+                            "chip or cluster; dotted JSON paths as `trnsim run --set`; each edited file is checked like a file)")
       .option("top-k", "20", "rows in each top list")
       .option("train-tokens", "1e12", "tokens of the training run for time and cost to train")
       .option("threads", std::to_string(online_cpus()), "threads building plan shapes and bounds (default: every online CPU; "
@@ -75,6 +77,7 @@ SearchOptions search_options(const Args& a) {
       throw UsageError(fmt::format("trnsim search: --stack: {}", e.what()));
     }
   }
+  o.hw_set = a.get("hw-set");
   o.top_k = static_cast<size_t>(a.integer("top-k", 1, 10000));
   o.train_tokens = a.number("train-tokens", 1e6, 1e16);
   o.exhaustive = a.has("exhaustive");

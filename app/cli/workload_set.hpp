@@ -7,13 +7,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "json_edits.hpp"
 #include "scenario.hpp"
 
 namespace trnsim {
 
-// Applies `spec` ("a.b=v;c=w") to `workload`; a malformed item (no '=', an empty path or segment,
-// a path through a value that is not an object) is a UsageError naming `option` and the item.
-void apply_workload_set(nlohmann::json& workload, const std::string& spec, const std::string& option = "--set");
+// Applies `spec` ("a.b=v;c=w") to a workload's JSON (json_edits.hpp; errors name `option`).
+inline void apply_workload_set(nlohmann::json& workload, const std::string& spec, const std::string& option = "--set") {
+  apply_json_edits(workload, spec, option);
+}
 
 // The scenario of a workload file (found as `trnsim run` finds it), with `spec` applied first when
 // it is not empty; errors name the file and the edits. run, graph and campaign read workloads so.

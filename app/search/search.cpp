@@ -66,7 +66,7 @@ nlohmann::json run_search(const SearchOptions& o) {
   const ModelSpec model = load_model_spec(model_path(o.space.model));
   std::vector<HwSpec> hws;
   for (const auto& h : o.space.hws) {
-    hws.push_back(load_hw_spec(hw_path(h)));
+    hws.push_back(o.hw_set.empty() ? load_hw_spec(hw_path(h)) : load_hw_with_edits(h, o.hw_set));
     use_execution(o.space.stack_template, hws.back());  // a stack's execution mode, for bounds and runs alike
   }
   const std::vector<Layout> layouts = enumerate_space(o.space, model, hws);
@@ -322,6 +322,7 @@ nlohmann::json run_search(const SearchOptions& o) {
     }
   }
   if (o.space.lora_rank > 0) doc["space"]["lora_rank"] = o.space.lora_rank;
+  if (!o.hw_set.empty()) doc["space"]["hw_set"] = o.hw_set;
   if (o.space.document_tokens > 0) doc["space"]["document_tokens"] = o.space.document_tokens;
   doc["top_by_throughput"] = rows_of(top_time);
   doc["top_by_cost"] = rows_of(top_cost);
@@ -384,6 +385,9 @@ std::string search_markdown(const nlohmann::json& doc) {
   if (doc["space"].contains("lora_rank"))
     o += fmt::format("LoRA fine-tuning: rank-{} adapters on every linear layer, the base frozen.\n\n",
                      doc["space"]["lora_rank"].get<int64_t>());
+  if (doc["space"].contains("hw_set"))
+    o += fmt::format("Hypothetical hardware: every --hw file edited with --hw-set \"{}\" (intervals are the unedited "
+                     "family's).\n\n", doc["space"]["hw_set"].get<std::string>());
   if (doc["space"].contains("document_tokens"))
     o += fmt::format("Packed documents of {} tokens: attention runs within each.\n\n", doc["space"]["document_tokens"].get<int64_t>());
   o += fmt::format("{} layouts enumerated, {} rejected, {} fit, {} simulated, {} bounded out (never simulated: "

@@ -27,6 +27,9 @@ struct SearchOptions {
   bool progress = false;
   int threads = 1;  // plan shapes are built on this many threads (step simulations run on one: SystemC)
   bool keep_workloads = false;  // each simulated row carries "workload": its workload file's JSON (compare re-runs it)
+  // --hw-set: what-if edits applied to every --hw file before it is read (a hypothetical chip or
+  // cluster; json_edits.hpp); empty: the files as they are.
+  std::string hw_set;
 };
 
 // The result document: top_by_throughput, top_by_cost (rows with breakdowns), pareto (rows),

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "json_edits.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/json_reader.hpp"
 
@@ -166,6 +167,13 @@ void use_partial_nodes(const Workload& w, HwSpec& hw) {
   hw.chips_per_node = static_cast<int>(w.cores_per_node);
   hw.intra.dim_x = hw.chips_per_node;
   hw.intra.dim_y = 1;
+}
+
+HwSpec load_hw_with_edits(const std::string& name, const std::string& spec) {
+  const std::string file = hw_path(name);
+  nlohmann::json j = load_json_file(file);
+  apply_json_edits(j, spec, "--hw-set");
+  return hw_spec_from_json(j, fmt::format("{} (with --hw-set {})", file, spec));
 }
 
 Scenario make_scenario(const Workload& w, bool allow_oom) {

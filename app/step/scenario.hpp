@@ -37,6 +37,10 @@ StackLookup stack_lookup();
 // directory too (workloads/x.json, studies/x.json work from anywhere).
 std::string resolve_workload_path(const std::string& file);
 
+// hw/<name>.json with `spec` (--hw-set, json_edits.hpp) applied before it is read: a hypothetical
+// chip or cluster, checked as strictly as the file; errors name the file and the edits.
+HwSpec load_hw_with_edits(const std::string& name, const std::string& spec);
+
 void validate_against_hw(const Workload& w, const HwSpec& hw);
 // The workload's execution mode (eager / lazy / compiled) on the hardware's host model; throws
 // ConfigError if the hw file gives no cost for it.

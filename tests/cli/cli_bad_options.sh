@@ -60,6 +60,7 @@ check "--recovery \"later\" is not allowed" $C --recovery later
 Q="search --model llama2-7b --hw trn1.32xlarge --nodes 1"
 check "--axes \"foo=1\": expected AXIS=V1,V2" $Q --axes foo=1
 check "--axes tp: \"x\" is not a value" $Q --axes tp=x
+check "--hw-set \"x\": expected path=value, e.g. hbm.bandwidth_GBps_per_chip" $Q --hw-set x
 check "--axes precision: \"fp6\" is not a precision (bf16, fp8, mxfp8, nvfp4)" $Q --axes precision=fp6
 check "the space is empty" $Q --axes tp=64
 check "--top-k 0 is out of range" $Q --top-k 0

@@ -102,6 +102,10 @@ with tempfile.TemporaryDirectory() as tmp:
     subprocess.run([cli, "validation", "--dataset", "seed", "--no-leave-out", "--quiet", "--out", tmp], check=True,
                    capture_output=True)
     assert v == json.load(open(f"{tmp}/validation.json")), "module validation differs from the CLI's"
+# hw_set= (as --hw-set): the search over a hypothetical chip, recorded in the document.
+edited = trnsim.search("hlat-7b", "trn1.32xlarge", 1, hw_set="hbm.bandwidth_GBps_per_chip=1640", **search_opts)
+assert edited["space"]["hw_set"] == "hbm.bandwidth_GBps_per_chip=1640", edited["space"]
+assert edited["top_by_throughput"][0]["tokens_per_s"] >= doc["top_by_throughput"][0]["tokens_per_s"]
 for call, fragment in [(lambda: trnsim.search("hlat-7b", "trn1.32xlarge", 1, bogus=1), "unknown option --bogus"),
                        (lambda: trnsim.validation(out="/tmp/x"), "no out= here"),
                        (lambda: trnsim.validation(jobs=0), "--jobs 0 is out of range")]:

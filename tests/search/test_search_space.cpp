@@ -316,3 +316,21 @@ TEST_CASE("every shipped profile: a search layout equals trnsim run's reading of
     }
   }
 }
+
+// --hw-set: the search over a hypothetical cluster. Faster links never lower the best layout's
+// throughput (every layout's step can only shorten, so the best can only rise), the document says the
+// hardware was edited, and a misspelt field is the hw reader's error naming the edit.
+TEST_CASE("search: --hw-set searches a hypothetical cluster", "[search]") {
+  const std::string axes = "tp=1,2,8;pp=1;vs=1;mb=1;recompute=none;sp=on;tp_overlap=off;dp_overlap=on;fused=on;attention=flash";
+  SearchOptions o = test::search_options("llama2-7b", {"dgx-h100"}, {2}, 2048, 64, axes, 3);
+  const auto base = run_search(o);
+  o.hw_set = "inter_node.nic_Gbps_per_node=12800;intra_node.link_GBps_per_direction=900";
+  const auto faster = run_search(o);
+  CHECK(faster["space"]["hw_set"] == o.hw_set);
+  CHECK(search_markdown(faster).find("Hypothetical hardware: every --hw file edited with --hw-set") != std::string::npos);
+  const double before = base["top_by_throughput"][0]["tokens_per_s"].get<double>();
+  const double after = faster["top_by_throughput"][0]["tokens_per_s"].get<double>();
+  CHECK(after > before);  // 2 nodes: data-parallel traffic crosses the NICs
+  o.hw_set = "inter_node.nic_gbps=1";
+  CHECK_THROWS_WITH(run_search(o), Catch::Contains("(with --hw-set inter_node.nic_gbps=1)") && Catch::Contains("unknown field"));
+}
