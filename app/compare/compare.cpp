@@ -22,7 +22,14 @@ namespace {
 struct StudyHw {
   std::string hw, axes;
   std::string stack;  // training-stack profile the hardware runs (stacks/<stack>.json; empty: none)
+  // A hypothetical variant: what-if edits of the hw file (json_edits.hpp) and the name its rows
+  // carry (the instance's name when there are no edits; required with them, unique in the study).
+  std::string hw_set, label;
 };
+
+// The entry's hardware: its hw file, edited when the study says so.
+HwSpec study_hw(const StudyHw& h) { return h.hw_set.empty() ? load_hw_spec(hw_path(h.hw)) : load_hw_with_edits(h.hw, h.hw_set); }
+
 struct StudyModel {
   std::string model;
   int64_t chips = 0, global_batch = 0;
@@ -59,7 +66,8 @@ Study load_study(const std::string& file) {
   s.seq_len = r.integer("seq_len", 1, 1 << 20);
   for (int64_t t : r.integers("train_tokens_billions", 1, 1000000)) s.train_tokens.push_back(static_cast<double>(t) * 1e9);
   for (auto& h : r.children("hardware")) {
-    StudyHw x{h.string("hw"), h.string_or("axes", ""), h.string_or("stack", "")};
+    StudyHw x{h.string("hw"), h.string_or("axes", ""), h.string_or("stack", ""), h.string_or("hw_set", ""), ""};
+    x.label = h.string_or("label", x.hw_set.empty() ? x.hw : "");
     parse_axes(x.axes);
     if (!x.stack.empty()) {
       try {
@@ -69,6 +77,19 @@ Study load_study(const std::string& file) {
       }
     }
     if (!std::filesystem::exists(hw_path(x.hw))) h.fail("hw", fmt::format("unknown hw \"{}\"; see `trnsim list`", x.hw));
+    if (!x.hw_set.empty()) {
+      if (x.label.empty())
+        h.fail("label", "a hardware entry with hw_set is a hypothetical chip: name it, e.g. \"label\": \"" + x.hw + ", 2x HBM\"");
+      try {
+        (void)study_hw(x);  // a bad edit is the study's error now, not a worker's
+      } catch (const std::exception& e) {
+        h.fail("hw_set", e.what());
+      }
+    }
+    for (const auto& other : s.hardware)
+      if (other.label == x.label)
+        h.fail(x.hw_set.empty() ? "hw" : "label",
+               fmt::format("\"{}\" is listed twice; give each hardware entry its own name (\"label\")", x.label));
     h.finish();
     s.hardware.push_back(x);
   }
@@ -122,9 +143,10 @@ AxisLimits cell_axes(const Study& s, const StudyHw& h, const std::string& precis
 nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, const IntervalModel& intervals) {
   const StudyModel& m = s.models[c.model];
   const StudyHw& h = s.hardware[c.hw];
-  const HwSpec hw = load_hw_spec(hw_path(h.hw));
+  const HwSpec hw = study_hw(h);
   const int64_t nodes = (m.chips + hw.chips_per_node - 1) / hw.chips_per_node;
   SearchOptions o;
+  o.hw_set = h.hw_set;
   o.space.model = m.model;
   o.space.hws = {h.hw};
   o.space.nodes = {nodes};
@@ -140,6 +162,7 @@ nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, 
                         {"nodes", nodes}, {"global_batch", m.global_batch}, {"seq_len", s.seq_len},
                         {"layouts_enumerated", doc["counts"]["enumerated"]}, {"layouts_fit", doc["counts"]["fits"]}};
   if (!h.stack.empty()) row["stack"] = h.stack;
+  if (!h.hw_set.empty()) row["label"] = h.label, row["hw_set"] = h.hw_set;
   if (doc["top_by_throughput"].empty()) {
     row["status"] = "does not fit";
     return row;
@@ -196,6 +219,10 @@ nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, 
 
 }  // namespace
 
+std::string compare_row_label(const nlohmann::json& row) {
+  return row.contains("label") ? row["label"].get<std::string>() : row["hw"].get<std::string>();
+}
+
 nlohmann::json run_compare(const CompareOptions& o) {
   const Study s = load_study(o.study);
   const std::string price_file = o.prices.empty() ? data_path(s.prices) : o.prices;
@@ -203,7 +230,7 @@ nlohmann::json run_compare(const CompareOptions& o) {
   for (const auto& h : s.hardware) prices.price(h.hw, prices.plans.front());  // every hw priced (else a clear error)
   const IntervalModel intervals(o.validation_json.empty() ? data_dir() + "/results/validation.json" : o.validation_json);
   std::vector<std::string> low(s.hardware.size());  // each hardware's fastest low precision ("" if none)
-  for (size_t h = 0; h < s.hardware.size(); ++h) low[h] = best_low_precision(load_hw_spec(hw_path(s.hardware[h].hw)));
+  for (size_t h = 0; h < s.hardware.size(); ++h) low[h] = best_low_precision(study_hw(s.hardware[h]));
   std::vector<Cell> cells;
   for (size_t m = 0; m < s.models.size(); ++m)
     for (size_t h = 0; h < s.hardware.size(); ++h) {
@@ -235,7 +262,7 @@ nlohmann::json run_compare(const CompareOptions& o) {
       auto cheapest = [&](const std::string& hw) -> const nlohmann::json* {
         const nlohmann::json* best = nullptr;
         for (const auto& r : doc["rows"])
-          if (r["model"] == m.model && r["hw"] == hw && r["status"] == "ok" && r["usd_per_million_tokens"][plan].is_number() &&
+          if (r["model"] == m.model && compare_row_label(r) == hw && r["status"] == "ok" && r["usd_per_million_tokens"][plan].is_number() &&
               (!best || r["usd_per_million_tokens"][plan].get<double>() < (*best)["usd_per_million_tokens"][plan].get<double>()))
             best = &r;
         return best;

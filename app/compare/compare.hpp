@@ -19,6 +19,9 @@ struct CompareOptions {
 };
 
 nlohmann::json run_compare(const CompareOptions& o);
+// The name a result row's hardware goes by in tables, charts and pairs: the study entry's "label"
+// for a hypothetical variant (an entry with "hw_set": its hw file edited), else the instance name.
+std::string compare_row_label(const nlohmann::json& row);
 std::string compare_markdown(const nlohmann::json& doc);
 // A bar chart of $ per million tokens (first price plan) per model and hardware, with the
 // interval as whiskers: plain SVG, no plotting dependency.

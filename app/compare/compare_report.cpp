@@ -65,14 +65,15 @@ std::string compare_markdown(const nlohmann::json& doc) {
     for (const auto& r : doc["rows"]) {
       if (r["model"] != m) continue;
       if (r["status"] != "ok") {
-        o += fmt::format("| {} | {} | {} | {} at {} chips |\n", r["hw"].get<std::string>(), r["chips"].get<int64_t>(),
+        o += fmt::format("| {} | {} | {} | {} at {} chips |\n", compare_row_label(r), r["chips"].get<int64_t>(),
                          r["precision_axis"].get<std::string>(), r["status"].get<std::string>(), r["chips"].get<int64_t>());
         continue;
       }
       const bool ex = r["interval"]["extrapolated"].get<bool>();
       const std::string stack = r.contains("stack") ? r["stack"].get<std::string>() : std::string();
-      o += fmt::format("| {}{}{} | {} | {} | TP{} PP{} DP{}{} mb{} ZeRO-{} {} | {:.2f} | {:.0f}{} | {:.1f} % | {:.1f} % |", r["hw"].get<std::string>(),
-                       stack.empty() ? std::string() : " (" + stack + ")", ex ? " (extrapolated)" : "", r["chips"].get<int64_t>(), precision_label(r), r["tp"].get<int64_t>(),
+      o += fmt::format("| {}{}{}{} | {} | {} | TP{} PP{} DP{}{} mb{} ZeRO-{} {} | {:.2f} | {:.0f}{} | {:.1f} % | {:.1f} % |", compare_row_label(r),
+                       stack.empty() ? std::string() : " (" + stack + ")", ex ? " (extrapolated)" : "",
+                       r.contains("hw_set") ? fmt::format(" (hypothetical: {} with {})", r["hw"].get<std::string>(), r["hw_set"].get<std::string>()) : "", r["chips"].get<int64_t>(), precision_label(r), r["tp"].get<int64_t>(),
                        r["pp"].get<int64_t>(), r["dp"].get<int64_t>(),
                        r["ep"].get<int64_t>() > 1 ? fmt::format(" EP{}", r["ep"].get<int64_t>()) : std::string(),
                        r["micro_batch"].get<int64_t>(), r["zero"].get<int>(), r["checkpointing"].get<std::string>(),
@@ -116,7 +117,7 @@ std::string compare_svg(const nlohmann::json& doc) {
   std::vector<std::string> models, hws;
   for (const auto& r : doc["rows"]) {
     if (std::find(models.begin(), models.end(), r["model"].get<std::string>()) == models.end()) models.push_back(r["model"]);
-    if (std::find(hws.begin(), hws.end(), r["hw"].get<std::string>()) == hws.end()) hws.push_back(r["hw"]);
+    if (std::find(hws.begin(), hws.end(), compare_row_label(r)) == hws.end()) hws.push_back(compare_row_label(r));
   }
   const double panel_h = 270, left = 70, bar_w = 14, group_w = 2 * bar_w + 14, top = 40;
   const double width = std::max(820.0, left + group_w * static_cast<double>(hws.size()) + 170);
@@ -144,7 +145,7 @@ std::string compare_svg(const nlohmann::json& doc) {
     for (size_t hi = 0; hi < hws.size(); ++hi) {
       const double x0 = left + group_w * static_cast<double>(hi);
       for (const auto& r : doc["rows"]) {
-        if (r["model"] != models[mi] || r["hw"] != hws[hi] || r["status"] != "ok" || !r["usd_per_million_tokens"][plan].is_number())
+        if (r["model"] != models[mi] || compare_row_label(r) != hws[hi] || r["status"] != "ok" || !r["usd_per_million_tokens"][plan].is_number())
           continue;
         const bool bf16 = r["precision_axis"] == "bf16";
         const double x = x0 + (bf16 ? 0 : bar_w + 2);

@@ -323,3 +323,44 @@ TEST_CASE("a study's hardware runs under its stack profile - an unknown profile 
   o.study = bad;
   CHECK_THROWS_WITH(run_compare(o), Catch::Contains("/hardware/0/stack") && Catch::Contains("unknown stack"));
 }
+
+// A study may list a hypothetical variant of an instance ("hw_set": its hw file edited, "label":
+// its name): its rows carry the label and the edit, sit beside the real instance's in the table and
+// the chart, and a faster memory system never makes them slower.
+TEST_CASE("compare: a hypothetical hardware entry (hw_set, label) beside the real instance", "[compare]") {
+  const auto study = write_tmp("study_hw_set.json", R"({
+    "name": "t", "description": "test study", "prices": "prices/aws-2026-11.json", "seq_len": 4096,
+    "train_tokens_billions": [1000],
+    "axes": "tp=8;pp=1;vs=1;mb=1;sp=on;zero=1;recompute=selective;tp_overlap=off;dp_overlap=on;fused=on;attention=flash;precision=bf16",
+    "hardware": [{"hw": "trn2.48xlarge"},
+                 {"hw": "trn2.48xlarge", "hw_set": "hbm.bandwidth_GBps_per_chip=5800", "label": "trn2, 2x HBM"}],
+    "models": [{"model": "llama2-7b", "chips": 16, "global_batch": 64}]})");
+  CompareOptions o;
+  o.study = study;
+  o.validation_json = kValidation;
+  const auto doc = run_compare(o);
+  const nlohmann::json *real = nullptr, *edited = nullptr;
+  for (const auto& r : doc["rows"])
+    if (r["precision_axis"] == "bf16") (r.contains("label") ? edited : real) = &r;
+  REQUIRE(real);
+  REQUIRE(edited);
+  CHECK(compare_row_label(*real) == "trn2.48xlarge");
+  CHECK(compare_row_label(*edited) == "trn2, 2x HBM");
+  CHECK((*edited)["hw_set"] == "hbm.bandwidth_GBps_per_chip=5800");
+  CHECK((*edited)["tokens_per_s"].get<double>() >= (*real)["tokens_per_s"].get<double>());
+  CHECK(compare_markdown(doc).find("| trn2, 2x HBM (extrapolated) (hypothetical: trn2.48xlarge with hbm.bandwidth_GBps_per_chip=5800)") !=
+        std::string::npos);
+  CHECK(compare_svg(doc).find(">trn2, 2x HBM</text>") != std::string::npos);
+  // Without a label, with a bad edit, or named twice: the study's one-line error.
+  auto refused = [&](const std::string& name, const std::string& hardware) {
+    o.study = write_tmp(name, R"({"name": "t", "description": "d", "prices": "prices/aws-2026-11.json", "seq_len": 4096,
+      "train_tokens_billions": [1000], "hardware": )" + hardware + R"(, "models": [{"model": "llama2-7b", "chips": 16, "global_batch": 64}]})");
+    return o;
+  };
+  CHECK_THROWS_WITH(run_compare(refused("s1.json", R"([{"hw": "trn2.48xlarge", "hw_set": "hbm.bandwidth_GBps_per_chip=5800"}])")),
+                    Catch::Contains("/hardware/0/label") && Catch::Contains("name it"));
+  CHECK_THROWS_WITH(run_compare(refused("s2.json", R"([{"hw": "trn2.48xlarge", "hw_set": "hbm.bw=1", "label": "x"}])")),
+                    Catch::Contains("/hardware/0/hw_set") && Catch::Contains("unknown field \"bw\""));
+  CHECK_THROWS_WITH(run_compare(refused("s3.json", R"([{"hw": "trn2.48xlarge"}, {"hw": "trn2.48xlarge"}])")),
+                    Catch::Contains("/hardware/1/hw") && Catch::Contains("listed twice"));
+}
