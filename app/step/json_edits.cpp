@@ -28,7 +28,9 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }  // namespace
 
 void apply_json_edits(nlohmann::json& doc, const std::string& spec, const std::string& option) {
-  const char* example = option == "--hw-set" ? "hbm.bandwidth_GBps_per_chip=4000;tensor.clock_GHz=3" : "parallel.tp=4;batch.micro_batch=2";
+  const bool hw = option == "--hw-set";
+  const char* example = hw ? "hbm.bandwidth_GBps_per_chip=4000;tensor.clock_GHz=3" : "parallel.tp=4;batch.micro_batch=2";
+  const char* one = hw ? "hbm.bandwidth_GBps_per_chip=4000" : "nodes=64";
   for (const std::string& raw : split(spec, ';')) {
     const std::string item = trim(raw);
     if (item.empty()) continue;
@@ -38,16 +40,16 @@ void apply_json_edits(nlohmann::json& doc, const std::string& spec, const std::s
     const std::string path = trim(item.substr(0, eq)), text = trim(item.substr(eq + 1));
     const std::vector<std::string> keys = split(path, '.');
     if (path.empty() || path.back() == '.' || text.empty())
-      throw UsageError(fmt::format("{} \"{}\": the path and the value must both be given (e.g. nodes=64)", option, item));
+      throw UsageError(fmt::format("{} \"{}\": the path and the value must both be given (e.g. {})", option, item, one));
     nlohmann::json* at = &doc;
     for (size_t k = 0; k < keys.size(); ++k) {
       if (keys[k].empty())
         throw UsageError(fmt::format("{} \"{}\": an empty name in the path \"{}\"", option, item, path));
-      if (at->is_null()) *at = nlohmann::json::object();  // a section the workload did not have yet
+      if (at->is_null()) *at = nlohmann::json::object();  // a section the document did not have yet
       if (!at->is_object())
         throw UsageError(fmt::format("{} \"{}\": \"{}\" is a value, not a section, in this {}", option, item,
                                      fmt::join(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(k), "."),
-                                     option == "--hw-set" ? "hw file" : "workload"));
+                                     hw ? "hw file" : "workload"));
       at = &(*at)[keys[k]];
     }
     nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
