@@ -66,6 +66,11 @@ Args compare_args() {
       .option("tolerance", "0.001", "relative tolerance of --check")
       .option("jobs", std::to_string(online_cpus()), "worker processes, one search each (default: every online CPU)")
       .option("data-dir", "", "directory holding hw/, models/, prices/ and studies/")
+      .flag("sensitivity", "what bounds each row's best layout: its step re-simulated with each hardware resource (tensor, "
+                           "vector, memory bandwidth, scale-up links, network, host, latencies) --sensitivity-pct better; "
+                           "each row gains the elasticities and the report a table of them (7 more steps per row)")
+      .option("sensitivity-pct", "", "how much better each resource is made for --sensitivity, in % (0.1 to 100; default 10; "
+                                     "giving it turns --sensitivity on)")
       .flag("quiet", "no progress line on stderr");
   return a;
 }
@@ -81,6 +86,8 @@ int cmd_compare(const ArgList& argv) {
   o.validation_json = a.get("validation");
   o.workers = static_cast<int>(a.integer("jobs", 1, 1024));
   o.progress = !a.has("quiet") && isatty(2);
+  if (a.has("sensitivity") || a.has("sensitivity-pct"))
+    o.sensitivity_factor = 1 + (a.has("sensitivity-pct") ? a.number("sensitivity-pct", 0.1, 100) : 10.0) / 100;
   const double tolerance = a.number("tolerance", 0.0, 1.0);
   const nlohmann::json doc = run_compare(o);
   const std::string prefix =

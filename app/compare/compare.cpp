@@ -12,6 +12,8 @@
 #include "prices.hpp"
 #include "scenario.hpp"
 #include "search.hpp"
+#include "sensitivity.hpp"
+#include "step_executor.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/fork_map.hpp"
 #include "trnsim/json_reader.hpp"
@@ -140,7 +142,22 @@ AxisLimits cell_axes(const Study& s, const StudyHw& h, const std::string& precis
   return a;
 }
 
-nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, const IntervalModel& intervals) {
+// What bounds a row's best layout: its step re-simulated with each hardware resource `factor`
+// better, on the entry's (possibly edited) hardware; {resource: elasticity}, largest first.
+nlohmann::json best_layout_sensitivity(const nlohmann::json& best, const HwSpec& hw, double factor) {
+  const Workload w = workload_from_json(best["workload"], "best layout " + best["id"].get<std::string>(), stack_lookup());
+  const Scenario sc = make_scenario(w, load_model_spec(model_path(w.model)), hw, true);
+  const StepResult r = execute_step(sc);
+  nlohmann::json report;
+  add_sensitivity(report, sc, r, factor);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& x : report["sensitivity"]["resources"])
+    if (x.contains("elasticity")) out.push_back({{"resource", x["resource"]}, {"elasticity", x["elasticity"]}});
+  return out;
+}
+
+nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, const IntervalModel& intervals,
+                        double sensitivity_factor) {
   const StudyModel& m = s.models[c.model];
   const StudyHw& h = s.hardware[c.hw];
   const HwSpec hw = study_hw(h);
@@ -214,6 +231,7 @@ nlohmann::json run_cell(const Study& s, const Cell& c, const PriceFile& prices, 
     train.push_back(x);
   }
   row["train"] = train;
+  if (sensitivity_factor > 1) row["sensitivity"] = {{"factor", sensitivity_factor}, {"resources", best_layout_sensitivity(best, hw, sensitivity_factor)}};
   return row;
 }
 
@@ -241,7 +259,7 @@ nlohmann::json run_compare(const CompareOptions& o) {
     if (o.progress) std::cerr << fmt::format("\rtrnsim compare: {}/{} searches", done, n) << (done == n ? "\n" : "");
   };
   const auto results = fork_map(
-      cells.size(), o.workers, [&](size_t i) { return run_cell(s, cells[i], prices, intervals).dump(); }, progress);
+      cells.size(), o.workers, [&](size_t i) { return run_cell(s, cells[i], prices, intervals, o.sensitivity_factor).dump(); }, progress);
   nlohmann::json doc;
   doc["study"] = {{"name", s.name}, {"description", s.description}, {"file", shown_path(s.file)}, {"seq_len", s.seq_len},
                   {"axes", s.axes}, {"train_tokens", s.train_tokens}};

@@ -16,6 +16,9 @@ struct CompareOptions {
   std::string validation_json;  // residuals for the intervals; empty: <data dir>/results/validation.json
   int workers = 1;              // forked worker processes, one search each
   bool progress = false;
+  // > 1: each row's best layout is re-simulated with each hardware resource this factor better
+  // (sensitivity.hpp) and the row carries the elasticities ("sensitivity"); 0: not computed.
+  double sensitivity_factor = 0;
 };
 
 nlohmann::json run_compare(const CompareOptions& o);

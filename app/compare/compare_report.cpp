@@ -7,6 +7,7 @@
 #include <map>
 
 #include "compare.hpp"
+#include "sensitivity.hpp"
 
 namespace trnsim {
 namespace {
@@ -31,6 +32,36 @@ std::string from_dir(const std::string& path, const std::string& dir) {
 }
 
 std::string precision_label(const nlohmann::json& r) { return r.value("precision", r["precision_axis"].get<std::string>()); }
+
+// `trnsim compare --sensitivity`: what bounds each best layout of model `m`, one row per hardware
+// and precision, one column per resource (elasticity of the step to it; "" when not computed).
+std::string sensitivity_table(const nlohmann::json& doc, const std::string& m) {
+  double factor = 0;
+  for (const auto& r : doc["rows"])
+    if (r["model"] == m && r.contains("sensitivity")) factor = r["sensitivity"]["factor"].get<double>();
+  if (factor == 0) return "";
+  std::vector<std::string> resources;  // in the order `trnsim run --sensitivity` defines them
+  for (const HwResource& x : hw_resources()) resources.push_back(x.name);
+  std::string o = fmt::format("What bounds each best layout: elasticity of its step to each hardware resource made {:.0f} % better "
+                              "(ln(step / step with it) / ln({:g}); the largest binds most)\n\n| hardware | precision |",
+                              100 * (factor - 1), factor);
+  for (const auto& x : resources) o += " " + x + " |";
+  o += "\n|---|---|";
+  for (size_t i = 0; i < resources.size(); ++i) o += "---|";
+  o += "\n";
+  for (const auto& r : doc["rows"]) {
+    if (r["model"] != m || !r.contains("sensitivity")) continue;
+    o += fmt::format("| {} | {} |", compare_row_label(r), precision_label(r));
+    for (const auto& name : resources) {
+      std::string cell = " – |";
+      for (const auto& x : r["sensitivity"]["resources"])
+        if (x["resource"] == name) cell = fmt::format(" {:.2f} |", x["elasticity"].get<double>());
+      o += cell;
+    }
+    o += "\n";
+  }
+  return o + "\n";
+}
 
 }  // namespace
 
@@ -89,6 +120,7 @@ std::string compare_markdown(const nlohmann::json& doc) {
       o += "\n";
     }
     o += "\n";
+    o += sensitivity_table(doc, m);
   }
   if (!doc["not_expressible"].empty()) {
     o += "## Not in the table\n\n";

@@ -14,6 +14,7 @@
 #include "scenario.hpp"
 #include "search.hpp"
 #include "search_space.hpp"
+#include "sensitivity.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
 
@@ -326,7 +327,8 @@ TEST_CASE("a study's hardware runs under its stack profile - an unknown profile 
 
 // A study may list a hypothetical variant of an instance ("hw_set": its hw file edited, "label":
 // its name): its rows carry the label and the edit, sit beside the real instance's in the table and
-// the chart, and a faster memory system never makes them slower.
+// the chart, and a faster memory system never makes them slower. With --sensitivity every row says
+// what bounds its best layout.
 TEST_CASE("compare: a hypothetical hardware entry (hw_set, label) beside the real instance", "[compare]") {
   const auto study = write_tmp("study_hw_set.json", R"({
     "name": "t", "description": "test study", "prices": "prices/aws-2026-11.json", "seq_len": 4096,
@@ -338,7 +340,17 @@ TEST_CASE("compare: a hypothetical hardware entry (hw_set, label) beside the rea
   CompareOptions o;
   o.study = study;
   o.validation_json = kValidation;
+  o.sensitivity_factor = 1.1;  // --sensitivity: what bounds each row's best layout
   const auto doc = run_compare(o);
+  for (const auto& r : doc["rows"]) {
+    REQUIRE(r.contains("sensitivity"));
+    CHECK(r["sensitivity"]["resources"].size() == hw_resources().size());
+    for (const auto& x : r["sensitivity"]["resources"]) {
+      CHECK(x["elasticity"].get<double>() >= -1e-9);
+      CHECK(x["elasticity"].get<double>() <= 1 + 1e-9);
+    }
+  }
+  CHECK(compare_markdown(doc).find("| trn2, 2x HBM | bf16-sr |") != std::string::npos);  // the "what bounds" table
   const nlohmann::json *real = nullptr, *edited = nullptr;
   for (const auto& r : doc["rows"])
     if (r["precision_axis"] == "bf16") (r.contains("label") ? edited : real) = &r;
