@@ -1,5 +1,6 @@
 // bench_sim.cpp — what the simulator's users wait for: one GEMM lowered and simulated,
-// one transformer layer fwd+bwd on one core, the full R3 run (cold and warm op cache),
+// one transformer layer fwd+bwd on one core, the full R3 run (cold and warm op cache) and with
+// --sensitivity's seven variants,
 // ring and hierarchical all-reduce over 512 ranks, sweep throughput in-process, and building one
 // DeepSeek-V3 step plan (the search's unit of work: 204 k of them in issue 24's space).
 #include <benchmark/benchmark.h>
@@ -10,6 +11,7 @@
 #include "op_factory.hpp"
 #include "platform.hpp"
 #include "scenario.hpp"
+#include "sensitivity.hpp"
 #include "step_executor.hpp"
 
 using namespace trnsim;
@@ -49,6 +51,19 @@ void BM_FullRunR3_WarmOpCache(benchmark::State& st) {
   }
 }
 BENCHMARK(BM_FullRunR3_WarmOpCache)->Unit(benchmark::kMillisecond);
+
+// `trnsim run --sensitivity` on R3: the step and seven variants, each resource 10 % better (every
+// variant's ops are new shapes on the first pass: warm here after the first iteration).
+void BM_SensitivityR3_WarmOpCache(benchmark::State& st) {
+  for (auto _ : st) {
+    Scenario s = load_scenario(kR3);
+    const StepResult r = execute_step(s);
+    nlohmann::json report;
+    add_sensitivity(report, s, r, 1.1);
+    benchmark::DoNotOptimize(report);
+  }
+}
+BENCHMARK(BM_SensitivityR3_WarmOpCache)->Unit(benchmark::kMillisecond);
 
 void BM_AllReduce512(benchmark::State& st) {
   HwSpec hw = load_hw_spec(hw_path("trn1.32xlarge"));
