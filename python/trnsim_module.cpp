@@ -183,6 +183,20 @@ py::dict search(const std::string& model, const py::object& hw, const py::object
   return to_python(doc);
 }
 
+py::dict compare(const py::object& study, const py::kwargs& kwargs) {
+  for (const char* k : {"out", "check", "tolerance"})
+    if (kwargs.contains(k)) throw trnsim::UsageError(std::string("trnsim.compare: no ") + k + "= here; the result is returned");
+  std::vector<std::string> argv{path_of(study)};
+  const auto rest = to_argv(kwargs);
+  argv.insert(argv.end(), rest.begin(), rest.end());
+  trnsim::Args a = trnsim::compare_args();
+  if (!a.parse(argv)) throw trnsim::UsageError("trnsim.compare: help is `trnsim compare --help`");
+  trnsim::CompareOptions o = trnsim::compare_options(a);
+  o.progress = false;
+  const nlohmann::json doc = simulate([&] { return trnsim::run_compare(o); });
+  return to_python(doc);
+}
+
 py::dict validation(const py::kwargs& kwargs) {
   for (const char* k : {"out", "check"})
     if (kwargs.contains(k)) throw trnsim::UsageError(std::string("trnsim.validation: no ") + k + "= here; the result is returned");
@@ -200,7 +214,7 @@ PYBIND11_MODULE(trnsim, m) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   m.doc() =
       "trnsim: performance model of LLM training on accelerator clusters (the same C++ as the trnsim CLI).\n"
-      "run(), validate(), search(), validation(), sweep(), sweep_report(), campaign(); results are the CLI's JSON\n"
+      "run(), validate(), search(), compare(), validation(), sweep(), sweep_report(), campaign(); results are the CLI's JSON\n"
       "documents (the same schema as the files `trnsim run --format json`, `search` and `validation` write).";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -253,6 +267,10 @@ PYBIND11_MODULE(trnsim, m) {
         "Exact top-K layouts by throughput and by cost to train, and the Pareto front (the document `trnsim search`\n"
         "writes to PREFIX.json). Keyword arguments are the CLI's options with underscores: seq=, global_batch=,\n"
         "axes='tp=1,2;zero=1', top_k=, train_tokens=, exhaustive=True.");
+  m.def("compare", &compare, py::arg("study"),
+        "Best layout per model and hardware of a study file (studies/*.json, a path), with $ per million tokens,\n"
+        "days and cost to train and 90% intervals: the document `trnsim compare` writes to PREFIX.json. Keyword\n"
+        "arguments as its options: prices=, validation=, jobs=, sensitivity=True or sensitivity_pct=.");
   m.def("validation", &validation,
         "Predict the validation corpus (the document `trnsim validation` writes to validation.json). Keyword\n"
         "arguments: dataset='seed,korthikanti2022', data=, sample_single=, seed=, jobs=, no_leave_out=True.");

@@ -75,9 +75,7 @@ Args compare_args() {
   return a;
 }
 
-int cmd_compare(const ArgList& argv) {
-  Args a = compare_args();
-  if (!a.parse(argv)) return 0;
+CompareOptions compare_options(const Args& a) {
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   if (a.positional().size() != 1) throw UsageError("trnsim compare: expected one STUDY.json (e.g. studies/cost-2026.json); see --help");
   CompareOptions o;
@@ -88,6 +86,13 @@ int cmd_compare(const ArgList& argv) {
   o.progress = !a.has("quiet") && isatty(2);
   if (a.has("sensitivity") || a.has("sensitivity-pct"))
     o.sensitivity_factor = 1 + (a.has("sensitivity-pct") ? a.number("sensitivity-pct", 0.1, 100) : 10.0) / 100;
+  return o;
+}
+
+int cmd_compare(const ArgList& argv) {
+  Args a = compare_args();
+  if (!a.parse(argv)) return 0;
+  const CompareOptions o = compare_options(a);
   const double tolerance = a.number("tolerance", 0.0, 1.0);
   const nlohmann::json doc = run_compare(o);
   const std::string prefix =

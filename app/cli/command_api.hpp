@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_args.hpp"
+#include "compare.hpp"
 #include "scenario.hpp"
 #include "search.hpp"
 #include "sweep.hpp"
@@ -28,6 +29,9 @@ nlohmann::json search_checked(const SearchOptions& o);
 // The --lora-rank check search and sweep share (option_checks.cpp): LoRA on a model with
 // non-dense layers is a usage error naming `command`.
 void check_lora_model(const std::string& command, const std::string& model, int64_t lora_rank);
+
+Args compare_args();
+CompareOptions compare_options(const Args& parsed);  // --out, --check and --tolerance are the CLI's alone
 
 Args validation_args();
 ValidationOptions validation_options(const Args& parsed);  // --out and --check are the CLI's alone

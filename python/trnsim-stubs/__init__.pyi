@@ -16,6 +16,9 @@ def validate(obj: PathOrDict) -> None:
 def search(model: str, hw: Union[str, Sequence[str]], nodes: Union[int, Sequence[int]], **options: Any) -> Json:
     """Exact top-K layouts and the Pareto front: the document `trnsim search` writes."""
 
+def compare(study: Union[str, "PathLike[str]"], **options: Any) -> Json:
+    """Best layout per model and hardware of a study file, priced, with intervals: the document `trnsim compare` writes."""
+
 def validation(**options: Any) -> Json:
     """The validation corpus predicted: the document `trnsim validation` writes."""
 

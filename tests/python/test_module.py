@@ -102,6 +102,27 @@ with tempfile.TemporaryDirectory() as tmp:
     subprocess.run([cli, "validation", "--dataset", "seed", "--no-leave-out", "--quiet", "--out", tmp], check=True,
                    capture_output=True)
     assert v == json.load(open(f"{tmp}/validation.json")), "module validation differs from the CLI's"
+# compare: the CLI's document for the same study and options (a small study written here).
+with tempfile.TemporaryDirectory() as tmp:
+    study = os.path.join(tmp, "study.json")
+    json.dump({"name": "t", "description": "python test", "prices": "prices/aws-2026-11.json", "seq_len": 4096,
+               "train_tokens_billions": [1000],
+               "axes": "tp=8;pp=1;vs=1;mb=1;sp=on;zero=1;recompute=selective;tp_overlap=off;dp_overlap=on;fused=on;"
+                       "attention=flash;precision=bf16",
+               "hardware": [{"hw": "trn2.48xlarge"}],
+               "models": [{"model": "llama2-7b", "chips": 16, "global_batch": 64}]}, open(study, "w"))
+    cmp_doc = trnsim.compare(study, jobs=1, sensitivity=True)
+    subprocess.run([cli, "compare", study, "--jobs", "1", "--sensitivity", "--quiet", "--out", f"{tmp}/c"], check=True,
+                   capture_output=True)
+    cli_cmp = json.load(open(f"{tmp}/c.json"))
+    assert cmp_doc["rows"] == cli_cmp["rows"], "module compare differs from the CLI's"
+    assert cmp_doc["rows"][0]["sensitivity"]["resources"][0]["elasticity"] > 0
+    try:
+        trnsim.compare(study, out="x")
+        raise AssertionError("compare took out=")
+    except ValueError as e:
+        assert "no out= here" in str(e), str(e)
+
 # hw_set= (as --hw-set): the search over a hypothetical chip, recorded in the document.
 edited = trnsim.search("hlat-7b", "trn1.32xlarge", 1, hw_set="hbm.bandwidth_GBps_per_chip=1640", **search_opts)
 assert edited["space"]["hw_set"] == "hbm.bandwidth_GBps_per_chip=1640", edited["space"]
