@@ -14,6 +14,7 @@
 #include "trnsim/fork_map.hpp"
 #include "trnsim/json_reader.hpp"
 #include "report.hpp"
+#include "sensitivity.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
 #include "validation.hpp"
@@ -97,8 +98,26 @@ void write_row_workload(const ValidationCase& c, double step_s, const std::strin
 
 // `--explain DATASET:ROW`: the row as trnsim maps it (workload, measured value) and the full step
 // report of its prediction under the hw files' fitted parameters, to read why a row is off.
+// With --sensitivity: how far each resource alone would have to move to give the measured value, to
+// first order (the step scales as speed^-elasticity near the prediction): a mechanism that needs a
+// resource at half its rate or less, or more than twice it, is not a plausible explanation alone.
+std::string single_resource_reading(const nlohmann::json& report, double signed_error) {
+  const double step_ratio = 1 + signed_error;  // the step the measurement implies over the predicted one
+  if (!report.contains("sensitivity") || step_ratio <= 0) return "";
+  std::string o = fmt::format("  to give the measured value by one resource alone (step x{:.3f}; first order, from each elasticity):", step_ratio);
+  int listed = 0;
+  for (const auto& x : report["sensitivity"]["resources"]) {
+    if (!x.contains("elasticity") || x["elasticity"].get<double>() < 0.02) continue;
+    const double speed = std::pow(step_ratio, -1.0 / x["elasticity"].get<double>());
+    const std::string factor = speed > 100 ? "x>100" : speed < 0.01 ? "x<0.01" : fmt::format("x{:.2f}", speed);
+    o += fmt::format("{} {} speed {}{}", listed++ ? ";" : "", x["resource"].get<std::string>(), factor,
+                     speed < 0.5 || speed > 2 ? " (implausible alone)" : "");
+  }
+  return listed ? o + "\n" : "";
+}
+
 int explain_row(const ValidationOptions& base, const std::string& spec, const std::string& trace,
-                const std::string& workload_file) {
+                const std::string& workload_file, bool sensitivity) {
   const auto colon = spec.find(':');
   const std::string dataset = spec.substr(0, colon);
   int row = 0;
@@ -134,8 +153,11 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
     StepOptions so;
     so.trace = !trace.empty();
     // The step behind the prediction (performance rows only): its report and trace, not a rerun.
+    nlohmann::json report_json;
     const auto keep = [&](const Scenario& s, const StepResult& r) {
-      report = render(make_report(s, r), "text");
+      report_json = make_report(s, r);
+      if (sensitivity) add_sensitivity(report_json, s, r, 1.1);
+      report = render(report_json, "text");
       step_s = r.step_time_s;
       if (so.trace) write_file_atomically(trace, step_trace_json(s, r));
     };
@@ -151,6 +173,7 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
                                c.alternatives.size() + 1);
     if (!c.recompute_note.empty()) std::cout << "  recompute: " << c.recompute_note << "\n";
     std::cout << report;
+    if (sensitivity && c.measured > 0) std::cout << single_resource_reading(report_json, signed_error(c, predicted));
     if (!workload_file.empty() && step_s > 0) {
       ValidationCase ran = c;
       ran.workload = used;
@@ -191,6 +214,8 @@ Args validation_args() {
       .option("explain", "", "DATASET:ROW: print how trnsim maps that row and the step report of its prediction (hw files' fitted parameters); writes nothing but --trace / --workload")
       .option("trace", "", "with --explain: write the row's Chrome/Perfetto trace-event JSON to FILE")
       .option("workload", "", "with --explain: write the row's workload JSON to FILE for `trnsim run` (rows whose model is a shipped model file; checked to reproduce the step)")
+      .flag("sensitivity", "with --explain: the step re-simulated with each hardware resource 10 % better (as `trnsim run "
+                           "--sensitivity`), and how far each resource alone would have to move to give the measured value")
       .flag("no-leave-out", "skip the leave-one-dataset-out refits")
       .flag("quiet", "no progress lines on stderr");
   return a;
@@ -216,8 +241,10 @@ int cmd_validation(const ArgList& argv) {
   const ValidationOptions opt = validation_options(a);
   if (a.has("trace") && !a.has("explain")) throw UsageError("trnsim validation: --trace needs --explain DATASET:ROW");
   if (a.has("workload") && !a.has("explain")) throw UsageError("trnsim validation: --workload needs --explain DATASET:ROW");
+  if (a.has("sensitivity") && !a.has("explain")) throw UsageError("trnsim validation: --sensitivity needs --explain DATASET:ROW");
   if (a.has("explain"))
-    return explain_row(opt, a.get("explain"), a.has("trace") ? a.get("trace") : "", a.has("workload") ? a.get("workload") : "");
+    return explain_row(opt, a.get("explain"), a.has("trace") ? a.get("trace") : "", a.has("workload") ? a.get("workload") : "",
+                       a.has("sensitivity"));
   std::error_code ec;
   const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
   std::filesystem::create_directories(out, ec);

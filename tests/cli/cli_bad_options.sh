@@ -80,6 +80,7 @@ check "--explain nvidia_nemo_moe: expected DATASET:ROW" validation --explain nvi
 check "--explain seed:0: expected DATASET:ROW" validation --explain seed:0
 check "--explain nemo:3: unknown dataset 'nemo'" validation --explain nemo:3
 check "--explain seed:999: seed has no data row 999" validation --explain seed:999
+check "--sensitivity needs --explain DATASET:ROW" validation --sensitivity
 check "that row of .*nvidia_nemo_megatron_bridge.csv is in nvidia_nemo (--explain nvidia_nemo:1)" validation --explain nvidia_nemo_moe:1
 check "--trace needs --explain DATASET:ROW" validation --trace /tmp/never-written.json
 check "--workload needs --explain DATASET:ROW" validation --workload /tmp/never-written.json

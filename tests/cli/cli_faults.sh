@@ -59,6 +59,8 @@ sys.exit(0 if abs(float(sys.argv[1]) / row["predicted"] - 1) < 1e-4 else 1)
 PY
 python3 -c "import json,sys; json.load(open(sys.argv[1]))['traceEvents']" "$tmp/row.json" || { echo "FAIL: --explain --trace wrote no trace"; fail=1; }
 expect 0 "step time" "$t" validation --explain seed:3
+# ... and with --sensitivity, the elasticities and how far each resource alone would have to move.
+expect 0 "to give the measured value by one resource alone (step x" "$t" validation --explain seed:3 --sensitivity
 # --workload: the row's workload as a file that `trnsim run` reproduces; a row whose model the
 # dataset adapter builds (no models/ file) is refused by name and nothing is written.
 "$t" validation --explain seed:3 --workload "$tmp/row_w.json" >/dev/null || { echo "FAIL: --explain --workload"; fail=1; }
