@@ -27,8 +27,12 @@ std::string host_figure(const HwSpec& hw) {
 
 const std::vector<HwResource>& hw_resources() {
   static const std::vector<HwResource> all = {
-      {"tensor", "tensor engines (matmul): tensor.clock_GHz",
-       [](HwSpec& hw, double f) { hw.tensor.clock_hz *= f; },
+      {"tensor", "tensor engines (matmul, and the fused attention kernel that runs on them): tensor.clock_GHz and "
+                 "tensor.fused_attention",
+       [](HwSpec& hw, double f) {
+         hw.tensor.clock_hz *= f;
+         hw.tensor.fused_attention_tflops *= f;  // a published kernel rate (0: none) is the tensor cores' too
+       },
        [](const HwSpec& hw) {
          return fmt::format("{:.0f} TFLOP/s BF16 per core at {:.2f} GHz", hw.peak_per_core().base() / 1e12,
                             hw.tensor.clock_hz / 1e9);

@@ -72,6 +72,26 @@ TEST_CASE("sensitivity: resources a run does not use have elasticity 0", "[step]
   CHECK(resource(x.report, "tensor")["elasticity"].get<double>() > 0.2);
 }
 
+TEST_CASE("sensitivity: the tensor engines include the published fused-attention kernel", "[step][sensitivity]") {
+  // Llama 3.1 8B at 64 k tokens on a DGX-H100 (TP 8): flash attention, timed at the H100 file's
+  // published kernel rate (tensor.fused_attention), is most of the step; faster tensor cores run it
+  // faster too.
+  Workload w = test::workload("llama3.1-8b", "dgx-h100", 1, 8, 1, 1, 1, 8, 65536);
+  w.attention = Attention::Flash;
+  w.precision = Precision::MixedBF16;
+  w.sequence_parallel = true;
+  w.execution = "compiled";
+  w.checkpointing = Checkpointing::Full;
+  const Scenario s = make_scenario(w, true);
+  REQUIRE(s.fits);
+  REQUIRE(s.hw.tensor.fused_attention_tflops > 0);
+  const Sensed x = sensed(s, 1.1);
+  const double attention = x.report["step"]["compute_by_part_s"]["attention_s"].get<double>();
+  INFO("attention " << attention << " s of a " << x.run.step_time_s << " s step");
+  REQUIRE(attention > 0.5 * x.run.step_time_s);
+  CHECK(resource(x.report, "tensor")["elasticity"].get<double>() > 0.5);
+}
+
 TEST_CASE("sensitivity: the tensor engines' gain is at most their ops' time x (1 - 1 / factor)", "[step][sensitivity]") {
   // One stage (PP 1): the step shortens by at most the shortening of its ops, and an op bound by
   // the tensor engine shortens by at most 1 - 1/f of its time (it may become bound by memory).
