@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -83,6 +84,12 @@ std::vector<std::string> to_argv(const py::kwargs& kwargs) {
     }
   }
   return argv;
+}
+
+// The CLI options that write files are the CLI's alone: the module returns the document.
+void refuse_file_options(const py::kwargs& kwargs, const char* call, std::initializer_list<const char*> options) {
+  for (const char* k : options)
+    if (kwargs.contains(k)) throw trnsim::UsageError(std::string(call) + ": no " + k + "= here; the result is returned");
 }
 
 // --model --hw --nodes first, then the keyword options: the argv of `trnsim sweep` / `trnsim search`.
@@ -173,7 +180,7 @@ py::dict campaign(const py::object& workload, const py::kwargs& kwargs) {
 }
 
 py::dict search(const std::string& model, const py::object& hw, const py::object& nodes, const py::kwargs& kwargs) {
-  if (kwargs.contains("out")) throw trnsim::UsageError("trnsim.search: no out= here; the result is returned");
+  refuse_file_options(kwargs, "trnsim.search", {"out"});
   const std::vector<std::string> argv = space_argv(model, hw, nodes, kwargs);
   trnsim::Args a = trnsim::search_args();
   if (!a.parse(argv)) throw trnsim::UsageError("trnsim.search: help is `trnsim search --help`");
@@ -184,8 +191,7 @@ py::dict search(const std::string& model, const py::object& hw, const py::object
 }
 
 py::dict compare(const py::object& study, const py::kwargs& kwargs) {
-  for (const char* k : {"out", "check", "tolerance"})
-    if (kwargs.contains(k)) throw trnsim::UsageError(std::string("trnsim.compare: no ") + k + "= here; the result is returned");
+  refuse_file_options(kwargs, "trnsim.compare", {"out", "check", "tolerance"});
   std::vector<std::string> argv{path_of(study)};
   const auto rest = to_argv(kwargs);
   argv.insert(argv.end(), rest.begin(), rest.end());
@@ -198,8 +204,7 @@ py::dict compare(const py::object& study, const py::kwargs& kwargs) {
 }
 
 py::dict validation(const py::kwargs& kwargs) {
-  for (const char* k : {"out", "check"})
-    if (kwargs.contains(k)) throw trnsim::UsageError(std::string("trnsim.validation: no ") + k + "= here; the result is returned");
+  refuse_file_options(kwargs, "trnsim.validation", {"out", "check"});
   trnsim::Args a = trnsim::validation_args();
   if (!a.parse(to_argv(kwargs))) throw trnsim::UsageError("trnsim.validation: help is `trnsim validation --help`");
   trnsim::ValidationOptions o = trnsim::validation_options(a);

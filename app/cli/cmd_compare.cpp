@@ -84,8 +84,7 @@ CompareOptions compare_options(const Args& a) {
   o.validation_json = a.get("validation");
   o.workers = static_cast<int>(a.integer("jobs", 1, 1024));
   o.progress = !a.has("quiet") && isatty(2);
-  if (a.has("sensitivity") || a.has("sensitivity-pct"))
-    o.sensitivity_factor = 1 + (a.has("sensitivity-pct") ? a.number("sensitivity-pct", 0.1, 100) : 10.0) / 100;
+  o.sensitivity_factor = sensitivity_factor(a);
   return o;
 }
 

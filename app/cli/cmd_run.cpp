@@ -10,6 +10,7 @@
 
 #include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
+#include "command_api.hpp"
 #include "fault_injection.hpp"
 #include "platform.hpp"
 #include "commands.hpp"
@@ -50,7 +51,7 @@ int cmd_run(const ArgList& argv) {
   if (!a.parse(argv)) return 0;
   if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
   const std::string fmt_name = a.choice("format", {"text", "json", "md"});
-  const double sensitivity_pct = a.has("sensitivity-pct") ? a.number("sensitivity-pct", 0.1, 100) : 10.0;
+  const double sensitivity = sensitivity_factor(a);
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   Scenario s = load_scenario_with_set(a.positional()[0], a.get("set"), /*allow_oom=*/true, a.get("hw-set"));
   // Refused, with how sure trnsim's memory model is when the margin is small (memory_band.hpp).
@@ -66,7 +67,7 @@ int cmd_run(const ArgList& argv) {
   add_interval(report, s);  // when results/validation.json is there
   if (!a.has("no-scaling")) add_scaling(report, s);
   if (!a.has("no-split-advice")) add_split_advice(report, s, r);
-  if (a.has("sensitivity") || a.has("sensitivity-pct")) add_sensitivity(report, s, r, 1 + sensitivity_pct / 100);
+  if (sensitivity > 0) add_sensitivity(report, s, r, sensitivity);
   if (opt.trace) {
     write_file_atomically(a.get("trace"), step_trace_json(s, r));
     if (r.micro_batches_simulated < s.plan.micro_batches)

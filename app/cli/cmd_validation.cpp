@@ -156,7 +156,7 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
     nlohmann::json report_json;
     const auto keep = [&](const Scenario& s, const StepResult& r) {
       report_json = make_report(s, r);
-      if (sensitivity) add_sensitivity(report_json, s, r, 1.1);
+      if (sensitivity) add_sensitivity(report_json, s, r, 1 + kSensitivityDefaultPct / 100);
       report = render(report_json, "text");
       step_s = r.step_time_s;
       if (so.trace) write_file_atomically(trace, step_trace_json(s, r));

@@ -1,11 +1,12 @@
-// option_checks.cpp — the --lora-rank check `trnsim search` and `trnsim sweep` share: one message,
-// so both commands refuse the same input the same way.
+// option_checks.cpp — option checks commands share, so they refuse the same input the same way:
+// --lora-rank (`trnsim search`, `trnsim sweep`) and --sensitivity[-pct] (`trnsim run`, `trnsim compare`).
 #include <fmt/format.h>
 
 #include <filesystem>
 
 #include "command_api.hpp"
 #include "model_spec.hpp"
+#include "sensitivity.hpp"
 #include "trnsim/error.hpp"
 
 namespace trnsim {
@@ -19,6 +20,11 @@ void check_lora_model(const std::string& command, const std::string& model, int6
     throw UsageError(fmt::format("trnsim {}: --lora-rank: LoRA is modelled for dense attention / MLP decoders; {} has "
                                  "{} layers (use 0, full training)",
                                  command, m.name, m.non_dense_layers()));
+}
+
+double sensitivity_factor(const Args& a) {
+  if (!a.has("sensitivity") && !a.has("sensitivity-pct")) return 0;
+  return 1 + (a.has("sensitivity-pct") ? a.number("sensitivity-pct", 0.1, 100) : kSensitivityDefaultPct) / 100;
 }
 
 }  // namespace trnsim

@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "json_edits.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/json_reader.hpp"
@@ -26,17 +24,10 @@ Scenario load_scenario_with_set(const std::string& file, const std::string& spec
   const std::string name = spec.empty() ? path : fmt::format("{} (with --set {})", path, spec);
   if (hw_spec.empty()) return scenario_from_json(j, name, allow_oom);
   // The hw file edited before it is read: its strict reader checks every edited figure.
-  const Workload w = workload_from_json(j, name, stack_lookup());
-  if (!std::filesystem::exists(hw_path(w.hw)))
-    throw ConfigError(config_message(w.file, "/hw", fmt::format("unknown hw \"{}\" (no {}); see `trnsim list`", w.hw, hw_path(w.hw))));
-  const HwSpec hw = load_hw_with_edits(w.hw, hw_spec);
-  const std::string model_file = model_path(w.model);
-  if (!std::filesystem::exists(model_file))
-    throw ConfigError(config_message(w.file, "/model", fmt::format("unknown model \"{}\" (no {}); see `trnsim list`", w.model, model_file)));
-  Scenario s = make_scenario(w, load_model_spec(model_file), hw, allow_oom);
+  Scenario s = make_scenario(workload_from_json(j, name, stack_lookup()), allow_oom, hw_spec);
   s.notes.push_back(fmt::format("hardware edited with --hw-set \"{}\": a hypothetical {}; the interval and the fitted "
                                 "parameters are the unedited family's",
-                                hw_spec, w.hw));
+                                hw_spec, s.workload.hw));
   return s;
 }
 

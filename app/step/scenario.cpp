@@ -176,20 +176,20 @@ HwSpec load_hw_with_edits(const std::string& name, const std::string& spec) {
   return hw_spec_from_json(j, fmt::format("{} (with --hw-set {})", file, spec));
 }
 
-Scenario make_scenario(const Workload& w, bool allow_oom) {
+Scenario make_scenario(const Workload& w, bool allow_oom, const std::string& hw_set) {
   const std::string path = model_path(w.model);
   if (!std::filesystem::exists(path))
     throw ConfigError(config_message(w.file, "/model", fmt::format("unknown model \"{}\" (no {}); see `trnsim list`",
                                                                    w.model, path)));
-  return make_scenario(w, load_model_spec(path), allow_oom);
+  return make_scenario(w, load_model_spec(path), allow_oom, hw_set);
 }
 
-Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom) {
+Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom, const std::string& hw_set) {
   const std::string hw_file = hw_path(w.hw);
   if (!std::filesystem::exists(hw_file))
     throw ConfigError(config_message(w.file, "/hw", fmt::format("unknown hw \"{}\" (no {}); see `trnsim list`", w.hw,
                                                                 hw_file)));
-  return make_scenario(w, model, load_hw_spec(hw_file), allow_oom);
+  return make_scenario(w, model, hw_set.empty() ? load_hw_spec(hw_file) : load_hw_with_edits(w.hw, hw_set), allow_oom);
 }
 
 Scenario make_scenario(const Workload& w, const ModelSpec& model, const HwSpec& hw, bool allow_oom) {

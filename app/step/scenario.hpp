@@ -48,9 +48,10 @@ void use_execution(const Workload& w, HwSpec& hw);
 // Throws ConfigError on any problem; with allow_oom, a config that does not fit is
 // returned with fits = false instead (sweeps count those).
 Scenario load_scenario(const std::string& workload_file, bool allow_oom = false);
-Scenario make_scenario(const Workload& w, bool allow_oom = false);
+// `hw_set` (non-empty): the workload's hw file read with those what-if edits (load_hw_with_edits).
+Scenario make_scenario(const Workload& w, bool allow_oom = false, const std::string& hw_set = "");
 // The same with a model given in memory (the validation corpus builds shapes per row).
-Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom = false);
+Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom = false, const std::string& hw_set = "");
 // The same with the hardware already loaded (the search prices millions of layouts of a few
 // instances: the file is read once, not per layout).
 Scenario make_scenario(const Workload& w, const ModelSpec& model, const HwSpec& hw, bool allow_oom = false);

@@ -27,6 +27,9 @@ struct HwResource {
   std::string (*figure)(const HwSpec& hw);
 };
 
+// How much better each resource is made when the user does not say (`--sensitivity-pct`), in %.
+constexpr double kSensitivityDefaultPct = 10;
+
 // The resources in report order.
 const std::vector<HwResource>& hw_resources();
 
