@@ -23,6 +23,7 @@
 #include "report.hpp"
 #include "scaling.hpp"
 #include "sensitivity.hpp"
+#include "versus.hpp"
 #include "split_advice.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
@@ -105,9 +106,9 @@ std::vector<std::string> space_argv(const std::string& model, const py::object& 
   return argv;
 }
 
-trnsim::Scenario scenario_of(const py::handle& workload) {
-  if (is_path(workload)) return trnsim::load_scenario(path_of(workload));
-  return trnsim::scenario_from_json(from_python(workload, "<workload dict>"), "<workload dict>");
+trnsim::Scenario scenario_of(const py::handle& workload, bool allow_oom = false) {
+  if (is_path(workload)) return trnsim::load_scenario(path_of(workload), allow_oom);
+  return trnsim::scenario_from_json(from_python(workload, "<workload dict>"), "<workload dict>", allow_oom);
 }
 
 // The trnsim CLI next to this module (build tree) or installed beside it: sweep workers run it.
@@ -118,7 +119,7 @@ std::string cli_executable() {
                           TRNSIM_CLI_INSTALL_PATH + "; sweeps run it in worker processes (build or install it)");
 }
 
-py::dict run(const py::object& workload, const py::object& trace, const py::object& sensitivity) {
+py::dict run(const py::object& workload, const py::object& trace, const py::object& sensitivity, const py::object& vs) {
   // sensitivity: None, or how much better each hardware resource is made, in % (as --sensitivity-pct).
   double sensitivity_pct = 0;
   if (!sensitivity.is_none()) {
@@ -130,6 +131,12 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
                                " is out of range; give a percentage in [0.1, 100] (e.g. 10), or None");
   }
   trnsim::Scenario s = scenario_of(workload);
+  // vs: another workload (path or dict) to compare with, as `trnsim run --vs` compares with an edit;
+  // read before anything runs, so that a bad one fails at once. One that does not fit is reported so.
+  const bool versus = !vs.is_none();
+  trnsim::Scenario variant;
+  if (versus) variant = scenario_of(vs, /*allow_oom=*/true);
+  const std::string vs_name = !versus ? "" : is_path(vs) ? "vs=" + path_of(vs) : std::string("vs=<workload dict>");
   const std::string trace_file = trace.is_none() ? "" : path_of(trace);
   nlohmann::json report;
   {
@@ -144,6 +151,14 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
     trnsim::add_split_advice(report, s, r);
     if (sensitivity_pct > 0) trnsim::add_sensitivity(report, s, r, 1 + sensitivity_pct / 100);
     if (opt.trace) trnsim::write_file_atomically(trace_file, trnsim::step_trace_json(s, r));
+    if (versus && !variant.fits) {
+      trnsim::add_versus_refusal(report, vs_name, variant.memory_error);
+    } else if (versus) {
+      const trnsim::StepResult vr = trnsim::execute_step(variant, trnsim::StepOptions{});
+      nlohmann::json vrep = trnsim::make_report(variant, vr);
+      trnsim::add_interval(vrep, variant);
+      trnsim::add_versus(report, vrep, vs_name);
+    }
   }
   return to_python(report);
 }
@@ -235,12 +250,14 @@ PYBIND11_MODULE(trnsim, m) {
     }
   });
   m.def("run", &run, py::arg("workload"), py::arg("trace") = py::none(), py::arg("sensitivity") = py::none(),
+        py::arg("vs") = py::none(),
         "Simulate one training step. workload: a workload file path (relative paths are also looked up in the\n"
         "data directory) or a dict with the same fields. Returns the report as a dict (the fields of\n"
         "`trnsim run --format json`: step.step_time_s, throughput.tokens_per_s, memory_per_core_gib, cost ...).\n"
         "trace: optional path for a Chrome/Perfetto trace. sensitivity: optional percentage (e.g. 10): the step\n"
         "re-simulated with each hardware resource that much better (report['sensitivity'], as `trnsim run\n"
-        "--sensitivity-pct`). Raises ValueError for bad input, OSError for files.");
+        "--sensitivity-pct`). vs: optional second workload (path or dict): report['versus'] holds each headline\n"
+        "figure for both with its change (as `trnsim run --vs`). Raises ValueError for bad input, OSError for files.");
   m.def("validate", &validate, py::arg("obj"),
         "Strictly check a hw, model or workload file (path) or dict; returns None or raises ValueError with the\n"
         "CLI's one-line message (file or <dict>, JSON path, problem and fix).");

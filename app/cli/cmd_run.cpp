@@ -23,6 +23,7 @@
 #include "scenario.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
+#include "versus.hpp"
 #include "workload_set.hpp"
 
 namespace trnsim {
@@ -47,6 +48,10 @@ int cmd_run(const ArgList& argv) {
                            "--sensitivity-pct and report each one's step time and elasticity (7 more steps)")
       .option("sensitivity-pct", "", "how much better each resource is made for --sensitivity, in % (0.1 to 100; "
                                      "default 10; giving it turns --sensitivity on)")
+      .option("vs", "", "compare with a what-if: the same step with these workload edits on top of --set's (syntax as --set, "
+                        "e.g. \"parallel.tp=4;parallel.dp=1024\"); every headline figure for both, with its change")
+      .option("vs-hw", "", "compare with a what-if of the hardware: the hw file with these edits on top of --hw-set's "
+                           "(syntax as --hw-set); may be given with --vs")
       .option("data-dir", "", "directory holding hw/ and models/ (default: the source tree)");
   if (!a.parse(argv)) return 0;
   if (a.positional().size() != 1) throw UsageError("trnsim run: expected exactly one workload file; see `trnsim run --help`");
@@ -56,6 +61,12 @@ int cmd_run(const ArgList& argv) {
   Scenario s = load_scenario_with_set(a.positional()[0], a.get("set"), /*allow_oom=*/true, a.get("hw-set"));
   // Refused, with how sure trnsim's memory model is when the margin is small (memory_band.hpp).
   if (!s.fits) throw ConfigError(s.memory_error + memory_margin_note(s));
+  // The what-if (--vs / --vs-hw), read before anything runs so that a bad edit fails at once.
+  const bool versus = a.has("vs") || a.has("vs-hw");
+  Scenario variant;
+  if (versus)
+    variant = load_scenario_with_edits(a.positional()[0], {{"--set", a.get("set")}, {"--vs", a.get("vs")}},
+                                       {{"--hw-set", a.get("hw-set")}, {"--vs-hw", a.get("vs-hw")}}, /*allow_oom=*/true);
   maybe_inject_fault(s.workload.name);
   StepOptions opt;
   opt.trace = a.has("trace");
@@ -68,6 +79,18 @@ int cmd_run(const ArgList& argv) {
   if (!a.has("no-scaling")) add_scaling(report, s);
   if (!a.has("no-split-advice")) add_split_advice(report, s, r);
   if (sensitivity > 0) add_sensitivity(report, s, r, sensitivity);
+  if (versus) {
+    const std::string edits = fmt::format("{}{}", a.has("vs") ? fmt::format("--vs \"{}\"", a.get("vs")) : "",
+                                          a.has("vs-hw") ? fmt::format("{}--vs-hw \"{}\"", a.has("vs") ? " " : "", a.get("vs-hw")) : "");
+    if (!variant.fits) {
+      add_versus_refusal(report, edits, variant.memory_error + memory_margin_note(variant));
+    } else {
+      const StepResult vr = execute_step(variant, StepOptions{});
+      nlohmann::json vrep = make_report(variant, vr);
+      add_interval(vrep, variant);
+      add_versus(report, vrep, edits);
+    }
+  }
   if (opt.trace) {
     write_file_atomically(a.get("trace"), step_trace_json(s, r));
     if (r.micro_batches_simulated < s.plan.micro_batches)

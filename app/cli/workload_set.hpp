@@ -24,6 +24,11 @@ inline void apply_workload_set(nlohmann::json& workload, const std::string& spec
 Scenario load_scenario_with_set(const std::string& file, const std::string& spec, bool allow_oom,
                                 const std::string& hw_spec = "");
 
+// The same with several options' edits, in order: the workload's (`--set`, then `run --vs`) and its
+// hw file's (`--hw-set`, then `run --vs-hw`). Errors and the report's note name every option given.
+Scenario load_scenario_with_edits(const std::string& file, const std::vector<JsonEdits>& workload_edits,
+                                  const std::vector<JsonEdits>& hw_edits, bool allow_oom);
+
 // The --set option's help text, one for every command that takes it.
 extern const char* const kWorkloadSetHelp;
 extern const char* const kHwSetHelp;

@@ -28,7 +28,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }  // namespace
 
 void apply_json_edits(nlohmann::json& doc, const std::string& spec, const std::string& option) {
-  const bool hw = option == "--hw-set";
+  const bool hw = option.find("hw") != std::string::npos;  // --hw-set, --vs-hw
   const char* example = hw ? "hbm.bandwidth_GBps_per_chip=4000;tensor.clock_GHz=3" : "parallel.tp=4;batch.micro_batch=2";
   const char* one = hw ? "hbm.bandwidth_GBps_per_chip=4000" : "nodes=64";
   for (const std::string& raw : split(spec, ';')) {
@@ -55,6 +55,24 @@ void apply_json_edits(nlohmann::json& doc, const std::string& spec, const std::s
     nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     *at = value.is_discarded() ? nlohmann::json(text) : value;
   }
+}
+
+void apply_json_edits(nlohmann::json& doc, const std::vector<JsonEdits>& edits) {
+  for (const JsonEdits& e : edits)
+    if (!e.spec.empty()) apply_json_edits(doc, e.spec, e.option);
+}
+
+bool any_edits(const std::vector<JsonEdits>& edits) {
+  for (const JsonEdits& e : edits)
+    if (!e.spec.empty()) return true;
+  return false;
+}
+
+std::string edits_suffix(const std::vector<JsonEdits>& edits) {
+  std::vector<std::string> parts;
+  for (const JsonEdits& e : edits)
+    if (!e.spec.empty()) parts.push_back(fmt::format("{} {}", e.option, e.spec));
+  return parts.empty() ? std::string() : fmt::format(" (with {})", fmt::join(parts, " "));
 }
 
 }  // namespace trnsim

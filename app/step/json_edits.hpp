@@ -7,6 +7,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace trnsim {
 
@@ -14,5 +15,16 @@ namespace trnsim {
 // through a value that is not an object) is a UsageError naming `option` ("--set" for a workload,
 // "--hw-set" for a hw file) and the item.
 void apply_json_edits(nlohmann::json& doc, const std::string& spec, const std::string& option);
+
+// One option's edits as the command line gave them (`run --set A --vs B` edits a workload twice).
+struct JsonEdits {
+  std::string option, spec;
+};
+// Applies each list in order (later edits win); an empty spec is skipped.
+void apply_json_edits(nlohmann::json& doc, const std::vector<JsonEdits>& edits);
+// " (with --set A --vs B)" for error messages and notes; "" when every spec is empty.
+std::string edits_suffix(const std::vector<JsonEdits>& edits);
+// True when some list is not empty.
+bool any_edits(const std::vector<JsonEdits>& edits);
 
 }  // namespace trnsim

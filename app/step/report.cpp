@@ -1,5 +1,6 @@
 // report.cpp — metrics and renderers (see report.hpp). Every key carries its unit.
 #include "report.hpp"
+#include "versus.hpp"
 #include "sensitivity.hpp"
 #include "trace.hpp"
 
@@ -265,6 +266,21 @@ static std::string stages_text(const nlohmann::json& st) {
   return o;
 }
 
+const std::vector<std::pair<const char*, const char*>>& breakdown_labels() {
+  static const std::vector<std::pair<const char*, const char*>> labels = {
+      {"compute", "compute"},
+      {"recompute", "recompute"},
+      {"tp_comm_exposed", "TP comm (exposed)"},
+      {"ep_comm_exposed", "EP all-to-all"},
+      {"cp_comm_exposed", "CP ring (exposed)"},
+      {"pp_comm_exposed", "PP comm (exposed)"},
+      {"pipeline_bubble", "pipeline bubble"},
+      {"dp_comm_exposed", "DP comm (exposed)"},
+      {"optimizer", "optimizer"},
+      {"host_wait", "host (exposed)"}};
+  return labels;
+}
+
 std::string render_text(const nlohmann::json& j) {
   const auto& w = j["workload"];
   const auto& st = j["step"];
@@ -347,16 +363,7 @@ std::string render_text(const nlohmann::json& j) {
                      j["interval"]["step_time_s"][0].get<double>(), j["interval"]["step_time_s"][1].get<double>(),
                      j["interval"]["basis"].get<std::string>(), j["interval"]["residual_rows"].get<size_t>(),
                      100 * std::expm1(j["interval"].value("parameter_sigma_log", 0.0)));
-  for (auto [k, label] : std::vector<std::pair<const char*, const char*>>{{"compute", "compute"},
-                                                                          {"recompute", "recompute"},
-                                                                          {"tp_comm_exposed", "TP comm (exposed)"},
-                                                                          {"ep_comm_exposed", "EP all-to-all"},
-                                                                          {"cp_comm_exposed", "CP ring (exposed)"},
-                                                                          {"pp_comm_exposed", "PP comm (exposed)"},
-                                                                          {"pipeline_bubble", "pipeline bubble"},
-                                                                          {"dp_comm_exposed", "DP comm (exposed)"},
-                                                                          {"optimizer", "optimizer"},
-                                                                          {"host_wait", "host (exposed)"}})
+  for (auto [k, label] : breakdown_labels())
     if (b.contains(k)) o += fmt::format("  {:<19}{:10.4f} s   {:5.1f} %\n", label, b[k].get<double>(),
                      100.0 * b[k].get<double>() / st["step_time_s"].get<double>());
   // Compute and recompute sum each op's time on its engine; where a core's engines run ops side by
@@ -431,6 +438,7 @@ std::string render_text(const nlohmann::json& j) {
                      c["usd_per_million_tokens"].get<double>(), tokens_per_usd_text(c),
                      j["cost"]["selected_plan"] == plan ? "  (selected)" : "");
   }
+  o += versus_text(j);
   o += fmt::format("\nsimulator: {} distinct ops simulated, {} op lookups\n", j["simulator"]["ops_simulated"].get<size_t>(),
                    j["simulator"]["op_lookups"].get<size_t>());
   if (j.contains("notes"))
@@ -481,6 +489,7 @@ std::string render_markdown(const nlohmann::json& j) {
     o += fmt::format("| cost, {} ($ per M tokens) | {:.4f} |\n| tokens per $, {} | {} |\n", plan,
                      j["cost"][plan]["usd_per_million_tokens"].get<double>(), plan,
                      tokens_per_usd_text(j["cost"][plan]));
+  o += versus_markdown(j);
   return o;
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "scenario.hpp"
 #include "step_executor.hpp"
@@ -11,6 +13,8 @@
 namespace trnsim {
 
 nlohmann::json make_report(const Scenario& s, const StepResult& r);
+// The step breakdown's keys (step.breakdown_s) with their labels, in report order.
+const std::vector<std::pair<const char*, const char*>>& breakdown_labels();
 std::string render_text(const nlohmann::json& report);
 std::string render_markdown(const nlohmann::json& report);
 std::string render(const nlohmann::json& report, const std::string& format);  // text | json | md

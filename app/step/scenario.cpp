@@ -169,27 +169,43 @@ void use_partial_nodes(const Workload& w, HwSpec& hw) {
   hw.intra.dim_y = 1;
 }
 
-HwSpec load_hw_with_edits(const std::string& name, const std::string& spec) {
+HwSpec load_hw_with_edits(const std::string& name, const std::vector<JsonEdits>& edits) {
   const std::string file = hw_path(name);
   nlohmann::json j = load_json_file(file);
-  apply_json_edits(j, spec, "--hw-set");
-  return hw_spec_from_json(j, fmt::format("{} (with --hw-set {})", file, spec));
+  apply_json_edits(j, edits);
+  return hw_spec_from_json(j, file + edits_suffix(edits));
 }
 
-Scenario make_scenario(const Workload& w, bool allow_oom, const std::string& hw_set) {
-  const std::string path = model_path(w.model);
-  if (!std::filesystem::exists(path))
-    throw ConfigError(config_message(w.file, "/model", fmt::format("unknown model \"{}\" (no {}); see `trnsim list`",
-                                                                   w.model, path)));
-  return make_scenario(w, load_model_spec(path), allow_oom, hw_set);
+HwSpec load_hw_with_edits(const std::string& name, const std::string& spec) {
+  return load_hw_with_edits(name, std::vector<JsonEdits>{{"--hw-set", spec}});
 }
 
-Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom, const std::string& hw_set) {
+namespace {
+// The workload's hw file, with the edits applied when there are any; an unknown hw names the workload.
+HwSpec workload_hw(const Workload& w, const std::vector<JsonEdits>& edits) {
   const std::string hw_file = hw_path(w.hw);
   if (!std::filesystem::exists(hw_file))
     throw ConfigError(config_message(w.file, "/hw", fmt::format("unknown hw \"{}\" (no {}); see `trnsim list`", w.hw,
                                                                 hw_file)));
-  return make_scenario(w, model, hw_set.empty() ? load_hw_spec(hw_file) : load_hw_with_edits(w.hw, hw_set), allow_oom);
+  return any_edits(edits) ? load_hw_with_edits(w.hw, edits) : load_hw_spec(hw_file);
+}
+}  // namespace
+
+Scenario make_scenario(const Workload& w, bool allow_oom, const std::vector<JsonEdits>& hw_edits) {
+  const std::string path = model_path(w.model);
+  if (!std::filesystem::exists(path))
+    throw ConfigError(config_message(w.file, "/model", fmt::format("unknown model \"{}\" (no {}); see `trnsim list`",
+                                                                   w.model, path)));
+  const ModelSpec model = load_model_spec(path);
+  return make_scenario(w, model, workload_hw(w, hw_edits), allow_oom);
+}
+
+Scenario make_scenario(const Workload& w, bool allow_oom, const std::string& hw_set) {
+  return make_scenario(w, allow_oom, std::vector<JsonEdits>{{"--hw-set", hw_set}});
+}
+
+Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom, const std::string& hw_set) {
+  return make_scenario(w, model, workload_hw(w, {{"--hw-set", hw_set}}), allow_oom);
 }
 
 Scenario make_scenario(const Workload& w, const ModelSpec& model, const HwSpec& hw, bool allow_oom) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hw_spec.hpp"
+#include "json_edits.hpp"
 #include "memory_model.hpp"
 #include "model_spec.hpp"
 #include "step_graph.hpp"
@@ -40,6 +41,8 @@ std::string resolve_workload_path(const std::string& file);
 // hw/<name>.json with `spec` (--hw-set, json_edits.hpp) applied before it is read: a hypothetical
 // chip or cluster, checked as strictly as the file; errors name the file and the edits.
 HwSpec load_hw_with_edits(const std::string& name, const std::string& spec);
+// The same with several options' edits in order (`run --hw-set A --vs-hw B`'s variant).
+HwSpec load_hw_with_edits(const std::string& name, const std::vector<JsonEdits>& edits);
 
 void validate_against_hw(const Workload& w, const HwSpec& hw);
 // The workload's execution mode (eager / lazy / compiled) on the hardware's host model; throws
@@ -50,6 +53,8 @@ void use_execution(const Workload& w, HwSpec& hw);
 Scenario load_scenario(const std::string& workload_file, bool allow_oom = false);
 // `hw_set` (non-empty): the workload's hw file read with those what-if edits (load_hw_with_edits).
 Scenario make_scenario(const Workload& w, bool allow_oom = false, const std::string& hw_set = "");
+// The same with the hw file's edits from several options, in order.
+Scenario make_scenario(const Workload& w, bool allow_oom, const std::vector<JsonEdits>& hw_edits);
 // The same with a model given in memory (the validation corpus builds shapes per row).
 Scenario make_scenario(const Workload& w, const ModelSpec& model, bool allow_oom = false, const std::string& hw_set = "");
 // The same with the hardware already loaded (the search prices millions of layouts of a few

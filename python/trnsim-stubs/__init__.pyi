@@ -7,8 +7,9 @@ Json = Dict[str, Any]
 PathOrDict = Union[str, "PathLike[str]", Dict[str, Any]]
 
 def run(workload: PathOrDict, trace: Optional[Union[str, "PathLike[str]"]] = None,
-        sensitivity: Optional[float] = None) -> Json:
-    """One simulated step: the `trnsim run --format json` report (with `sensitivity` in %, as --sensitivity-pct)."""
+        sensitivity: Optional[float] = None, vs: Optional[PathOrDict] = None) -> Json:
+    """One simulated step: the `trnsim run --format json` report (with `sensitivity` in %, as --sensitivity-pct;
+    with `vs`, a second workload compared figure by figure in report['versus'], as --vs)."""
 
 def validate(obj: PathOrDict) -> None:
     """Raises ValueError with the CLI's one-line message when the file or dict is invalid."""

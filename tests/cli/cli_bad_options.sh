@@ -51,6 +51,9 @@ check "--set \"parallel.tp\": expected path=value" $R --set parallel.tp
 for v in 0 -5 101 abc; do check "--sensitivity-pct" $R --sensitivity-pct "$v"; done
 check "--sensitivity takes no value" $R --sensitivity=20
 check "--hw-set \"hbm\": expected path=value" $R --hw-set hbm
+check "--vs \"parallel.tp\": expected path=value" $R --vs parallel.tp
+check "--vs-hw \"hbm\": expected path=value" $R --vs-hw hbm
+check "--vs needs a value" $R --vs
 check "--sensitivity-pct 0 is out of range" compare studies/r3-2023.json --sensitivity-pct 0 --quiet
 check "--set \"name.x=1\": \"name\" is a value, not a section" $R --set "name.x=1"
 check "--set \"parallel\": expected path=value" graph workloads/llama7b_tp8_dp512.json --set parallel

@@ -33,6 +33,12 @@ assert trnsim.run("workloads/llama7b_tp8_dp512.json")["step"]["step_time_s"] == 
 # sensitivity=PCT: the CLI's --sensitivity-pct section, the same figures.
 sensed = trnsim.run(R3, sensitivity=10)["sensitivity"]
 assert sensed == cli_json("run", R3, "--format", "json", "--sensitivity", "--no-scaling")["sensitivity"], sensed
+# vs=WORKLOAD: the CLI's --vs rows for the same variant (a dict here, edits there).
+variant = json.load(open(R3))
+variant["parallel"].update(tp=4, dp=1024)
+rows = trnsim.run(R3, vs=variant)["versus"]["rows"]
+assert rows == cli_json("run", R3, "--format", "json", "--vs", "parallel.tp=4;parallel.dp=1024")["versus"]["rows"], rows
+assert rows[0]["quantity"] == "step time" and rows[0]["change_pct"] > 0, rows[0]
 
 # validate: the CLI's one-line message, as ValueError; OSError for a missing file.
 for bad in ("negative_tp.json", "unknown_field.json", "duplicate_key.json", "does_not_fit.json", "model_is_a_path.json"):
@@ -54,6 +60,7 @@ for call, exc, fragment in [
     (lambda: trnsim.run(os.path.join(root, "no", "such.json")), OSError, "cannot open file"),
     (lambda: trnsim.run(R3, sensitivity=0), ValueError, "sensitivity=0 is out of range"),
     (lambda: trnsim.run(R3, sensitivity="ten"), ValueError, "sensitivity=ten is out of range"),
+    (lambda: trnsim.run(R3, vs=w), ValueError, "<workload dict>: /parallel/tp: value -8 out of range"),
     (lambda: trnsim.run(12345), ValueError, "top level must be a JSON object"),
     (lambda: trnsim.run({"nodes": float("nan")}), ValueError, ""),
     (lambda: trnsim.validate({"name": "x"}), ValueError, "<dict>: /model: missing required field"),

@@ -1,0 +1,24 @@
+// versus.hpp — one step against a what-if of it, side by side (`trnsim run W --vs EDITS`).
+// Why: the question a user asks of a run is rarely "how fast is this?" alone but "what would TP 4,
+// FP8, twice the nodes or a faster NIC buy?". Running twice and comparing by eye invites mistakes
+// (a different price plan, the wrong breakdown line). `--vs` simulates the workload with the edits
+// on top of the base's (and `--vs-hw` its hw file edited) in the same process and reports every
+// headline figure for both with its change, and a one-line verdict on speed and cost per token.
+// A variant that does not fit is an answer too: the section says so, with the memory it needs.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace trnsim {
+
+// Adds "versus" to the base `report`: the variant's edits (as the command line gave them), its
+// layout, its interval, and one row per figure (quantity, unit, base, variant, change %).
+void add_versus(nlohmann::json& report, const nlohmann::json& variant_report, const std::string& edits);
+// Adds "versus" for a variant that cannot run: its edits and the reason (one line).
+void add_versus_refusal(nlohmann::json& report, const std::string& edits, const std::string& reason);
+
+// The report's "versus" section as text / Markdown ("" when the report has none).
+std::string versus_text(const nlohmann::json& report);
+std::string versus_markdown(const nlohmann::json& report);
+
+}  // namespace trnsim
