@@ -24,6 +24,7 @@
 #include "scaling.hpp"
 #include "sensitivity.hpp"
 #include "versus.hpp"
+#include "ranking.hpp"
 #include "split_advice.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
@@ -158,6 +159,7 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
       nlohmann::json vrep = trnsim::make_report(variant, vr);
       trnsim::add_interval(vrep, variant);
       trnsim::add_versus(report, vrep, vs_name);
+      trnsim::add_versus_ordering(report);
     }
   }
   return to_python(report);

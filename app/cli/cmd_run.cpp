@@ -24,6 +24,7 @@
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
 #include "versus.hpp"
+#include "ranking.hpp"
 #include "workload_set.hpp"
 
 namespace trnsim {
@@ -89,6 +90,7 @@ int cmd_run(const ArgList& argv) {
       nlohmann::json vrep = make_report(variant, vr);
       add_interval(vrep, variant);
       add_versus(report, vrep, edits);
+      add_versus_ordering(report);  // when results/validation.json is there
     }
   }
   if (opt.trace) {

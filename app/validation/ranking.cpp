@@ -1,11 +1,14 @@
 // ranking.cpp — see ranking.hpp.
 #include "ranking.hpp"
 
+#include "intervals.hpp"
+#include "trnsim/json_reader.hpp"
 #include "validation_case.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -34,7 +37,65 @@ double throughput(const nlohmann::json& r, double v) {
   return v;
 }
 
+// Bins of how far apart trnsim predicts two layouts (|predicted throughput ratio - 1|).
+constexpr double kGapEdges[] = {0.0, 0.02, 0.05, 0.10, 0.20};
+constexpr size_t kGapBins = sizeof(kGapEdges) / sizeof(kGapEdges[0]);
+
+size_t gap_bin(double gap) {
+  size_t b = 0;
+  while (b + 1 < kGapBins && gap >= kGapEdges[b + 1]) ++b;
+  return b;
+}
+
+struct PairCount {
+  int pairs = 0, right = 0;
+};
+
+nlohmann::json pair_order_json(const std::array<PairCount, kGapBins>& c) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t b = 0; b < kGapBins; ++b) {
+    nlohmann::json bin = {{"gap_lo_pct", 100 * kGapEdges[b]}, {"pairs", c[b].pairs}, {"ordered_right", c[b].right}};
+    if (b + 1 < kGapBins) bin["gap_hi_pct"] = 100 * kGapEdges[b + 1];
+    if (c[b].pairs > 0) bin["ordered_right_pct"] = 100.0 * c[b].right / c[b].pairs;
+    out.push_back(bin);
+  }
+  return out;
+}
+
 }  // namespace
+
+nlohmann::json pair_order_for_gap(const nlohmann::json& ranking, double gap) {
+  if (!ranking.contains("pair_order") || !ranking["pair_order"].contains("all")) return nullptr;
+  const auto& bins = ranking["pair_order"]["all"];
+  const size_t b = gap_bin(std::abs(gap));
+  if (b >= bins.size() || bins[b]["pairs"].get<int>() == 0) return nullptr;
+  return bins[b];
+}
+
+nlohmann::json versus_ordering(const nlohmann::json& report, const nlohmann::json& ranking) {
+  const auto& b = report["workload"];
+  const auto& v = report["versus"]["report"]["workload"];
+  for (const char* key : {"model", "hw", "devices", "seq_len", "precision"})  // what one sweep holds fixed
+    if (b[key] != v[key])
+      return {{"applies", false},
+              {"reason", fmt::format("base and variant differ in {} (the corpus's pair statistics are for layouts of one model on "
+                                     "one hardware, cluster size, sequence length and precision)",
+                                     key)}};
+  const double base = report["throughput"]["tokens_per_s"].get<double>();
+  const double var = report["versus"]["report"]["throughput"]["tokens_per_s"].get<double>();
+  const double gap = std::max(base, var) / std::min(base, var) - 1;
+  const nlohmann::json bin = pair_order_for_gap(ranking, gap);
+  if (bin.is_null()) return {{"applies", false}, {"reason", "no pairs of layouts this far apart in the corpus's sweeps"}};
+  return {{"applies", true}, {"predicted_gap_pct", 100 * gap}, {"bin", bin}};
+}
+
+void add_versus_ordering(nlohmann::json& report) {
+  if (!report.contains("versus") || !report["versus"].contains("report")) return;
+  const std::string file = validation_results_file();
+  if (file.empty()) return;
+  const nlohmann::json v = load_json_file(file);
+  if (v.contains("ranking")) report["versus"]["ordering"] = versus_ordering(report, v["ranking"]);
+}
 
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size() || a.size() < 2) return 0;
@@ -69,6 +130,7 @@ nlohmann::json ranking_quality(const nlohmann::json& rows) {
     double rho = 0, rho_min = 1, regret = 0, regret_max = 0;
   };
   std::map<std::string, Acc> acc;
+  std::map<std::string, std::array<PairCount, kGapBins>> pairs;  // dataset (and "all") -> per gap bin
   for (const auto& [key, g] : groups) {
     // Rows of one layout (software versions, repeated runs) are one point: their mean measured
     // throughput; a sweep needs at least 3 distinct layouts.
@@ -91,6 +153,18 @@ nlohmann::json ranking_quality(const nlohmann::json& rows) {
     const std::string dataset = (*g.front())["dataset"];
     sweeps.push_back({{"sweep", key}, {"dataset", dataset}, {"rows", g.size()}, {"layouts", meas.size()}, {"spearman", rho},
                       {"regret_pct", 100 * regret}, {"predicted_best_row", (*first[best_pred])["row"]}});
+    // Every two layouts of the sweep: does the faster predicted one measure faster? (Ties in the
+    // measurement are left out: there is no order to get right.)
+    for (size_t i = 0; i < meas.size(); ++i)
+      for (size_t j = i + 1; j < meas.size(); ++j) {
+        if (meas[i] == meas[j] || pred[i] <= 0 || pred[j] <= 0) continue;
+        const size_t b = gap_bin(std::max(pred[i], pred[j]) / std::min(pred[i], pred[j]) - 1);
+        const bool right = (pred[i] > pred[j]) == (meas[i] > meas[j]);
+        for (auto* c : {&pairs[dataset][b], &pairs["all"][b]}) {
+          ++c->pairs;
+          c->right += right ? 1 : 0;
+        }
+      }
     for (Acc* a : {&acc[dataset], &acc["all"]}) {
       ++a->sweeps;
       a->rows += static_cast<int>(meas.size());
@@ -105,7 +179,9 @@ nlohmann::json ranking_quality(const nlohmann::json& rows) {
     by[k] = {{"sweeps", a.sweeps},         {"layouts", a.rows},
              {"mean_spearman", a.rho / a.sweeps}, {"min_spearman", a.rho_min},
              {"mean_regret_pct", 100 * a.regret / a.sweeps}, {"max_regret_pct", 100 * a.regret_max}};
-  return {{"sweeps", sweeps}, {"by_dataset", by}};
+  nlohmann::json order = nlohmann::json::object();
+  for (const auto& [k, c] : pairs) order[k] = pair_order_json(c);
+  return {{"sweeps", sweeps}, {"by_dataset", by}, {"pair_order", order}};
 }
 
 }  // namespace trnsim

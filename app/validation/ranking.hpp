@@ -6,6 +6,9 @@
 // Spearman rank correlation between predicted and measured throughput (tokens per second; an
 // iteration time is turned into one with the row's tokens per step) and the regret of trusting
 // the prediction: 1 - measured throughput of the predicted-best layout / best measured throughput.
+// And pair by pair (session 41): for every two layouts of a sweep, whether the one trnsim predicts
+// faster measured faster, binned by how far apart it predicts them (0-2, 2-5, 5-10, 10-20, >= 20 %):
+// how far a predicted difference between two layouts can be trusted (`trnsim run --vs` quotes it).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -19,6 +22,20 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b);
 // From validation rows (fields dataset, model, hw, gpus, seq, quantity, status, measured,
 // predicted, tokens_per_step, precision, layout): {"sweeps": [...], "by_dataset": {dataset: {sweeps, layouts,
 // mean_spearman, min_spearman, mean_regret_pct, max_regret_pct}}, "all": {...}}.
+// ..., "pair_order": {dataset and "all": [{gap_lo_pct, gap_hi_pct (not on the last bin), pairs,
+// ordered_right, ordered_right_pct (where pairs > 0)}]}.
 nlohmann::json ranking_quality(const nlohmann::json& rows);
+
+// The "all" pair-order bin of `ranking` (validation.json's "ranking") that holds a predicted gap of
+// `gap` (a fraction: |predicted ratio - 1|); null when the document has none or the bin no pairs.
+nlohmann::json pair_order_for_gap(const nlohmann::json& ranking, double gap);
+
+// For a `trnsim run --vs` report: how often trnsim ordered layout pairs predicted as far apart as
+// its base and variant right in the corpus's sweeps (`ranking`: validation.json's "ranking"), as
+// report["versus"]["ordering"]; where base and variant are not two layouts of one model on one
+// hardware and cluster size, the statistic does not apply and the object says why.
+nlohmann::json versus_ordering(const nlohmann::json& report, const nlohmann::json& ranking);
+// The same from results/validation.json (validation_results_file()); nothing without one.
+void add_versus_ordering(nlohmann::json& report);
 
 }  // namespace trnsim

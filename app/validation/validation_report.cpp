@@ -225,6 +225,23 @@ std::string validation_markdown(const nlohmann::json& v) {
                        x["layouts"].get<int>(), x["mean_spearman"].get<double>(), x["min_spearman"].get<double>(),
                        x["mean_regret_pct"].get<double>(), x["max_regret_pct"].get<double>());
     }
+    if (v["ranking"].contains("pair_order") && v["ranking"]["pair_order"].contains("all")) {
+      o += "\nPair by pair: for every two layouts of a sweep, whether the one trnsim predicts faster measured faster, by how "
+           "far apart trnsim predicts them (`trnsim run --vs` quotes the bin of its variant). vTrain's single-node sweeps "
+           "hold most pairs.\n\n| predicted apart | pairs | ordered right | of them, vTrain single-node |\n|---|---|---|---|\n";
+      const auto& all = v["ranking"]["pair_order"]["all"];
+      const nlohmann::json none = nlohmann::json::array();
+      const auto& vt = v["ranking"]["pair_order"].contains("vtrain_single") ? v["ranking"]["pair_order"]["vtrain_single"] : none;
+      for (size_t b = 0; b < all.size(); ++b) {
+        const auto& x = all[b];
+        const std::string range = x.contains("gap_hi_pct") ? fmt::format("{:.0f}-{:.0f} %", x["gap_lo_pct"].get<double>(),
+                                                                          x["gap_hi_pct"].get<double>())
+                                                           : fmt::format(">= {:.0f} %", x["gap_lo_pct"].get<double>());
+        o += fmt::format("| {} | {} | {} | {} |\n", range, x["pairs"].get<int>(),
+                         x.contains("ordered_right_pct") ? fmt::format("{:.1f} %", x["ordered_right_pct"].get<double>()) : "-",
+                         b < vt.size() ? std::to_string(vt[b]["pairs"].get<int>()) : "0");
+      }
+    }
     o += weak_sweeps_markdown(v["ranking"]);
   }
   if (v.contains("interval_coverage")) {

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "intervals.hpp"
+#include "ranking.hpp"
 #include "report.hpp"
 #include "run_helpers.hpp"
 #include "trnsim/error.hpp"
@@ -61,6 +62,12 @@ TEST_CASE("versus: same cluster and batch, cost per token moves as the step time
   CHECK(row(j, "throughput")["change_pct"].get<double>() / 100 == Approx(1 / (1 + step) - 1).epsilon(1e-9));
   CHECK(row(j, "cores")["change_pct"].get<double>() == 0);
   CHECK_THAT(j["versus"]["layout"].get<std::string>(), Catch::Contains("TP 4 PP 1 DP 1024"));
+  // How far to trust the order: results/validation.json's pair statistic for an 11 % gap.
+  nlohmann::json with = j;
+  add_versus_ordering(with);
+  REQUIRE(with["versus"].contains("ordering"));
+  CHECK(with["versus"]["ordering"]["applies"] == true);
+  CHECK_THAT(versus_text(with), Catch::Contains("how far to trust the order: of the layout pairs trnsim predicted 10-20 % apart"));
   // Text and Markdown carry every row.
   const std::string text = versus_text(j), md = versus_markdown(j);
   for (const auto& r : j["versus"]["rows"]) {

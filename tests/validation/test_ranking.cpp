@@ -54,3 +54,51 @@ TEST_CASE("validation.md lists the sweeps whose ranking a user should not trust 
   CHECK(md.find("| d, bad, h, 8 GPUs, seq 4096,  | 3 | 3 | -1.000 | 20.0 % | 6 |") != std::string::npos);
   CHECK(md.find("d, good,") == std::string::npos);
 }
+
+TEST_CASE("pair order: each two layouts of a sweep, right or wrong, binned by the predicted gap", "[validation][ranking]") {
+  // Predicted 100 / 101 / 130; measured 100 / 90 / 120. Pairs: (1, 2) 1 % apart, ordered wrong;
+  // (1, 3) 30 % apart, right; (2, 3) 28.7 % apart, right. A measured tie orders nothing.
+  nlohmann::json rows = nlohmann::json::array();
+  auto add = [&](int row, double measured, double predicted) {
+    rows.push_back({{"dataset", "d"}, {"row", row}, {"model", "m"}, {"hw", "h"}, {"gpus", 8}, {"seq", 4096},
+                    {"quantity", "tokens_per_s_per_gpu"}, {"status", "predicted"}, {"measured", measured},
+                    {"predicted", predicted}, {"layout", std::to_string(row)}});
+  };
+  add(1, 100, 100), add(2, 90, 101), add(3, 120, 130), add(4, 120, 110);  // row 4 ties row 3's measurement
+  const auto q = ranking_quality(rows);
+  const auto& all = q["pair_order"]["all"];
+  REQUIRE(all.size() == 5);
+  CHECK(all[0]["gap_lo_pct"].get<double>() == 0);
+  CHECK(all[0]["gap_hi_pct"].get<double>() == Approx(2));
+  CHECK_FALSE(all[4].contains("gap_hi_pct"));  // the last bin is open
+  // 0-2 %: (1, 2) wrong. 5-10 %: (2, 4) 8.9 % right. 10-20 %: (1, 4) 10 % right, (3, 4) tie left out. >= 20 %: (1, 3), (2, 3) right.
+  CHECK(all[0]["pairs"] == 1);
+  CHECK(all[0]["ordered_right"] == 0);
+  CHECK(all[2]["pairs"] == 1);
+  CHECK(all[2]["ordered_right"] == 1);
+  CHECK(all[3]["pairs"] == 1);
+  CHECK(all[4]["pairs"] == 2);
+  CHECK(all[4]["ordered_right_pct"].get<double>() == Approx(100));
+  CHECK(q["pair_order"]["d"] == all);
+  // The bin a `run --vs` gap falls in.
+  CHECK(pair_order_for_gap(q, 0.015)["pairs"] == 1);
+  CHECK(pair_order_for_gap(q, 0.5)["pairs"] == 2);
+  CHECK(pair_order_for_gap(q, 0.03).is_null());  // 2-5 %: no pairs
+}
+
+TEST_CASE("pair order for run --vs: only for layouts of one model, hardware, size, sequence and precision", "[validation][ranking]") {
+  nlohmann::json ranking = {{"pair_order", {{"all", nlohmann::json::array()}}}};
+  for (double lo : {0.0, 2.0, 5.0, 10.0, 20.0})
+    ranking["pair_order"]["all"].push_back({{"gap_lo_pct", lo}, {"pairs", 10}, {"ordered_right", 9}, {"ordered_right_pct", 90.0}});
+  const nlohmann::json w = {{"model", "m"}, {"hw", "h"}, {"devices", 8}, {"seq_len", 4096}, {"precision", "bf16"}};
+  nlohmann::json report = {{"workload", w}, {"throughput", {{"tokens_per_s", 100.0}}}};
+  report["versus"]["report"] = {{"workload", w}, {"throughput", {{"tokens_per_s", 112.0}}}};
+  const auto o = versus_ordering(report, ranking);
+  CHECK(o["applies"] == true);
+  CHECK(o["predicted_gap_pct"].get<double>() == Approx(12));
+  CHECK(o["bin"]["gap_lo_pct"].get<double>() == 10);
+  report["versus"]["report"]["workload"]["precision"] = "fp8";
+  const auto other = versus_ordering(report, ranking);
+  CHECK(other["applies"] == false);
+  CHECK_THAT(other["reason"].get<std::string>(), Catch::Contains("differ in precision"));
+}
