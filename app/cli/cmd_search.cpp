@@ -11,6 +11,7 @@
 #include "command_api.hpp"
 #include "commands.hpp"
 #include "intervals.hpp"
+#include "ranking.hpp"
 #include "scenario.hpp"
 #include "search.hpp"
 #include "trnsim/fork_map.hpp"
@@ -123,6 +124,7 @@ nlohmann::json search_checked(const SearchOptions& options) {
     throw UsageError("trnsim search: the space is empty: no layout of these --nodes and --axes passes the divisibility "
                      "checks (TP dividing the heads and a node, PP the layers, DP the global batch); widen them");
   add_intervals(doc);
+  add_search_top_order(doc);  // how far to trust the order of the best two (ranking.hpp)
   return doc;
 }
 

@@ -97,6 +97,37 @@ void add_versus_ordering(nlohmann::json& report) {
   if (v.contains("ranking")) report["versus"]["ordering"] = versus_ordering(report, v["ranking"]);
 }
 
+nlohmann::json search_top_order(const nlohmann::json& doc, const nlohmann::json& ranking) {
+  if (!doc.contains("top_by_throughput") || doc["top_by_throughput"].size() < 2) return nullptr;
+  const auto& top = doc["top_by_throughput"];
+  const auto& best = top[0];
+  const auto same_sweep = [&](const nlohmann::json& r) {
+    return r["hw"] == best["hw"] && r["nodes"] == best["nodes"] && r["precision"] == best["precision"];
+  };
+  const double t_best = best["tokens_per_s"].get<double>();
+  int within = 0;
+  const nlohmann::json* runner = nullptr;
+  for (size_t i = 1; i < top.size(); ++i) {
+    if (!same_sweep(top[i])) continue;
+    if (!runner) runner = &top[i];
+    if (t_best / top[i]["tokens_per_s"].get<double>() - 1 < 0.05) ++within;
+  }
+  if (!runner) return nullptr;
+  const double gap = t_best / (*runner)["tokens_per_s"].get<double>() - 1;
+  const nlohmann::json bin = pair_order_for_gap(ranking, gap);
+  if (bin.is_null()) return nullptr;
+  return {{"best", best["id"]}, {"runner_up", (*runner)["id"]}, {"gap_pct", 100 * gap}, {"bin", bin},
+          {"rows_within_5pct", within}};
+}
+
+void add_search_top_order(nlohmann::json& doc) {
+  const std::string file = validation_results_file();
+  if (file.empty()) return;
+  const nlohmann::json v = load_json_file(file);
+  if (!v.contains("ranking")) return;
+  if (nlohmann::json t = search_top_order(doc, v["ranking"]); !t.is_null()) doc["top_order"] = std::move(t);
+}
+
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size() || a.size() < 2) return 0;
   const auto ra = ranks(a), rb = ranks(b);

@@ -102,3 +102,23 @@ TEST_CASE("pair order for run --vs: only for layouts of one model, hardware, siz
   CHECK(other["applies"] == false);
   CHECK_THAT(other["reason"].get<std::string>(), Catch::Contains("differ in precision"));
 }
+
+TEST_CASE("search: how far apart the best two layouts are, and how often the corpus orders such pairs right", "[validation][ranking]") {
+  nlohmann::json ranking = {{"pair_order", {{"all", nlohmann::json::array()}}}};
+  for (double lo : {0.0, 2.0, 5.0, 10.0, 20.0})
+    ranking["pair_order"]["all"].push_back({{"gap_lo_pct", lo}, {"pairs", 10}, {"ordered_right", 6}, {"ordered_right_pct", 60.0 + lo}});
+  auto row = [](const char* id, double tps, const char* hw = "h") {
+    return nlohmann::json{{"id", id}, {"tokens_per_s", tps}, {"hw", hw}, {"nodes", 4}, {"precision", "bf16"}};
+  };
+  // The runner-up is the next row of the same hardware, nodes and precision: "c", 3 % behind.
+  nlohmann::json doc = {{"top_by_throughput", {row("a", 103), row("b", 102.9, "other"), row("c", 100), row("d", 90)}}};
+  const auto t = search_top_order(doc, ranking);
+  REQUIRE_FALSE(t.is_null());
+  CHECK(t["runner_up"] == "c");
+  CHECK(t["gap_pct"].get<double>() == Approx(3.0));
+  CHECK(t["bin"]["gap_lo_pct"].get<double>() == 2);
+  CHECK(t["rows_within_5pct"] == 1);  // c (d is 14 % behind; b is another cluster)
+  // A top list of one, or no row of the best's kind behind it: nothing to say.
+  CHECK(search_top_order(nlohmann::json{{"top_by_throughput", {row("a", 1)}}}, ranking).is_null());
+  CHECK(search_top_order(nlohmann::json{{"top_by_throughput", {row("a", 2), row("b", 1, "other")}}}, ranking).is_null());
+}
