@@ -50,7 +50,8 @@ int cmd_run(const ArgList& argv) {
       .option("sensitivity-pct", "", "how much better each resource is made for --sensitivity, in % (0.1 to 100; "
                                      "default 10; giving it turns --sensitivity on)")
       .option("vs", "", "compare with a what-if: the same step with these workload edits on top of --set's (syntax as --set, "
-                        "e.g. \"parallel.tp=4;parallel.dp=1024\"); every headline figure for both, with its change")
+                        "e.g. \"parallel.tp=4;parallel.dp=1024\"); every headline figure for both, with its change (the variant "
+                        "gets no trace, scaling baseline, split advice or sensitivity of its own)")
       .option("vs-hw", "", "compare with a what-if of the hardware: the hw file with these edits on top of --hw-set's "
                            "(syntax as --hw-set); may be given with --vs")
       .option("data-dir", "", "directory holding hw/ and models/ (default: the source tree)");
@@ -89,7 +90,7 @@ int cmd_run(const ArgList& argv) {
       const StepResult vr = execute_step(variant, StepOptions{});
       nlohmann::json vrep = make_report(variant, vr);
       add_interval(vrep, variant);
-      add_versus(report, vrep, edits);
+      add_versus(report, vrep, edits, a.has("vs-hw"));
       add_versus_ordering(report);  // when results/validation.json is there
     }
   }

@@ -61,7 +61,7 @@ double change_of(const nlohmann::json& vs, const std::string& quantity) {
 
 }  // namespace
 
-void add_versus(nlohmann::json& report, const nlohmann::json& v, const std::string& edits) {
+void add_versus(nlohmann::json& report, const nlohmann::json& v, const std::string& edits, bool hardware_edited) {
   const nlohmann::json& b = report;
   nlohmann::json rows = nlohmann::json::array();
   rows.push_back(row("step time", "s", b["step"]["step_time_s"].get<double>(), v["step"]["step_time_s"].get<double>()));
@@ -79,7 +79,7 @@ void add_versus(nlohmann::json& report, const nlohmann::json& v, const std::stri
   rows.push_back(row("cores", "", b["workload"]["devices"].get<double>(), v["workload"]["devices"].get<double>()));
   rows.push_back(row(fmt::format("cost ({})", v["cost"]["selected_plan"].get<std::string>()), "$ per M tokens",
                      usd_per_million(b), usd_per_million(v)));
-  nlohmann::json out = {{"edits", edits}, {"layout", layout_line(v["workload"])}, {"rows", rows}};
+  nlohmann::json out = {{"edits", edits}, {"layout", layout_line(v["workload"])}, {"rows", rows}, {"hardware_edited", hardware_edited}};
   if (v.contains("interval")) out["interval_step_time_s"] = v["interval"]["step_time_s"];
   if (v.contains("notes")) out["notes"] = v["notes"];
   out["report"] = v;

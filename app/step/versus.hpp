@@ -13,7 +13,10 @@ namespace trnsim {
 
 // Adds "versus" to the base `report`: the variant's edits (as the command line gave them), its
 // layout, its interval, and one row per figure (quantity, unit, base, variant, change %).
-void add_versus(nlohmann::json& report, const nlohmann::json& variant_report, const std::string& edits);
+// `hardware_edited`: the variant's hw file has edits the base's does not (--vs-hw), recorded as
+// versus.hardware_edited.
+void add_versus(nlohmann::json& report, const nlohmann::json& variant_report, const std::string& edits,
+                bool hardware_edited = false);
 // Adds "versus" for a variant that cannot run: its edits and the reason (one line).
 void add_versus_refusal(nlohmann::json& report, const std::string& edits, const std::string& reason);
 

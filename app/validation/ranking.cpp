@@ -75,6 +75,10 @@ nlohmann::json pair_order_for_gap(const nlohmann::json& ranking, double gap) {
 nlohmann::json versus_ordering(const nlohmann::json& report, const nlohmann::json& ranking) {
   const auto& b = report["workload"];
   const auto& v = report["versus"]["report"]["workload"];
+  if (report["versus"].value("hardware_edited", false))
+    return {{"applies", false},
+            {"reason", "the variant's hardware is edited (the corpus's pair statistics are for layouts of one model on one "
+                       "hardware, cluster size, sequence length and precision)"}};
   for (const char* key : {"model", "hw", "devices", "seq_len", "precision"})  // what one sweep holds fixed
     if (b[key] != v[key])
       return {{"applies", false},

@@ -28,7 +28,7 @@ nlohmann::json versus(const std::string& vs, const std::string& vs_hw = "") {
   nlohmann::json base = report_of(load_scenario_with_set(kMainJobFile, "", true));
   const Scenario v = load_scenario_with_edits(kMainJobFile, {{"--set", ""}, {"--vs", vs}}, {{"--hw-set", ""}, {"--vs-hw", vs_hw}}, true);
   if (!v.fits) add_versus_refusal(base, "--vs \"" + vs + "\"", v.memory_error);
-  else add_versus(base, report_of(v), "--vs \"" + vs + "\"");
+  else add_versus(base, report_of(v), "--vs \"" + vs + "\"", !vs_hw.empty());
   return base;
 }
 
@@ -83,6 +83,11 @@ TEST_CASE("versus: better hardware (--vs-hw) never slows the step", "[step][vers
   CHECK(row(j, "cost")["change_pct"].get<double>() < 0);
   REQUIRE(j["versus"].contains("notes"));
   CHECK_THAT(j["versus"]["notes"].dump(), Catch::Contains("--vs-hw"));
+  // Edited hardware is not a layout pair: the corpus's ordering statistic does not apply.
+  nlohmann::json with = j;
+  add_versus_ordering(with);
+  CHECK(with["versus"]["ordering"]["applies"] == false);
+  CHECK_THAT(versus_text(with), Catch::Contains("the variant's hardware is edited"));
 }
 
 TEST_CASE("versus: a variant that does not fit is an answer, with its reason", "[step][versus]") {
