@@ -1,6 +1,6 @@
 // bench_sim.cpp — what the simulator's users wait for: one GEMM lowered and simulated,
 // one transformer layer fwd+bwd on one core, the full R3 run (cold and warm op cache) and with
-// --sensitivity's seven variants,
+// --sensitivity's seven variants and with --vs's one,
 // ring and hierarchical all-reduce over 512 ranks, sweep throughput in-process, and building one
 // DeepSeek-V3 step plan (the search's unit of work: 204 k of them in issue 24's space).
 #include <benchmark/benchmark.h>
@@ -11,7 +11,11 @@
 #include "op_factory.hpp"
 #include "platform.hpp"
 #include "scenario.hpp"
+#include "json_edits.hpp"
+#include "report.hpp"
 #include "sensitivity.hpp"
+#include "trnsim/json_reader.hpp"
+#include "versus.hpp"
 #include "step_executor.hpp"
 
 using namespace trnsim;
@@ -64,6 +68,20 @@ void BM_SensitivityR3_WarmOpCache(benchmark::State& st) {
   }
 }
 BENCHMARK(BM_SensitivityR3_WarmOpCache)->Unit(benchmark::kMillisecond);
+
+// `trnsim run --vs "parallel.tp=4;parallel.dp=1024"` on R3: the step, its what-if and their reports
+// side by side (warm after the first iteration).
+void BM_VersusR3_WarmOpCache(benchmark::State& st) {
+  nlohmann::json edited = load_json_file(kR3);
+  apply_json_edits(edited, "parallel.tp=4;parallel.dp=1024", "--vs");
+  for (auto _ : st) {
+    const Scenario s = load_scenario(kR3), v = scenario_from_json(edited, kR3);
+    nlohmann::json report = make_report(s, execute_step(s));
+    add_versus(report, make_report(v, execute_step(v)), "--vs");
+    benchmark::DoNotOptimize(report);
+  }
+}
+BENCHMARK(BM_VersusR3_WarmOpCache)->Unit(benchmark::kMillisecond);
 
 void BM_AllReduce512(benchmark::State& st) {
   HwSpec hw = load_hw_spec(hw_path("trn1.32xlarge"));
