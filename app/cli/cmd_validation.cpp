@@ -63,6 +63,26 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
       if (!ok) ++bad;
     }
   }
+  // Pair order (session 41): of the layout pairs predicted at least so far apart (the key, a bin's
+  // lower edge in %), the share ordered right, over every sweep; may only go up.
+  if (t.contains("min_pair_order_right_pct") && v.contains("ranking") && v["ranking"].contains("pair_order") &&
+      v["ranking"]["pair_order"].contains("all")) {
+    for (auto it = t["min_pair_order_right_pct"].begin(); it != t["min_pair_order_right_pct"].end(); ++it) {
+      if (it.key().rfind("about", 0) == 0) continue;
+      const double lo = std::stod(it.key()), limit = it.value().get<double>();
+      const nlohmann::json* bin = nullptr;
+      for (const auto& b : v["ranking"]["pair_order"]["all"])
+        if (std::abs(b["gap_lo_pct"].get<double>() - lo) < 1e-9) bin = &b;
+      const double got = bin && bin->contains("ordered_right_pct") ? (*bin)["ordered_right_pct"].get<double>() : 0.0;
+      const bool ok = got >= limit - 1e-9;
+      std::cout << fmt::format("{:<48} ordered right {:6.2f} %  limit {:6.2f} %  {}\n",
+                               bin && bin->contains("gap_hi_pct")
+                                   ? fmt::format("layout pairs predicted {}-{:.0f} % apart", it.key(), (*bin)["gap_hi_pct"].get<double>())
+                                   : fmt::format("layout pairs predicted >= {} % apart", it.key()),
+                               got, limit, ok ? "ok" : "BEYOND LIMIT");
+      if (!ok) ++bad;
+    }
+  }
   if (!v["stale_hw_files"].empty()) {
     std::cerr << fmt::format("error: hw files differ from the fit ({}); run `trnsim calibrate --apply`\n",
                              v["stale_hw_files"].front().get<std::string>());
