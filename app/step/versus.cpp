@@ -59,6 +59,18 @@ double change_of(const nlohmann::json& vs, const std::string& quantity) {
   return 0;
 }
 
+// The corpus's pair statistic for this comparison (ranking.hpp, versus_ordering), as one sentence.
+std::string ordering_sentence(const nlohmann::json& od) {
+  if (!od["applies"].get<bool>()) return od["reason"].get<std::string>();
+  const auto& b = od["bin"];
+  const std::string range = b.contains("gap_hi_pct") ? fmt::format("{:.0f}-{:.0f} %", b["gap_lo_pct"].get<double>(),
+                                                                   b["gap_hi_pct"].get<double>())
+                                                     : fmt::format("{:.0f} % or more", b["gap_lo_pct"].get<double>());
+  return fmt::format("of the layout pairs trnsim predicted {} apart in the validation corpus's sweeps, it ordered {:.1f} % right "
+                     "({} pairs; results/validation.md)",
+                     range, b["ordered_right_pct"].get<double>(), b["pairs"].get<int>());
+}
+
 }  // namespace
 
 void add_versus(nlohmann::json& report, const nlohmann::json& v, const std::string& edits, bool hardware_edited) {
@@ -110,20 +122,7 @@ std::string versus_text(const nlohmann::json& j) {
     o += fmt::format("  90% intervals of the step: base {:.4f} - {:.4f} s, variant {:.4f} - {:.4f} s\n",
                      j["interval"]["step_time_s"][0].get<double>(), j["interval"]["step_time_s"][1].get<double>(),
                      vs["interval_step_time_s"][0].get<double>(), vs["interval_step_time_s"][1].get<double>());
-  if (vs.contains("ordering")) {  // the corpus's pair statistic (ranking.hpp, versus_ordering)
-    const auto& od = vs["ordering"];
-    if (od["applies"].get<bool>()) {
-      const auto& b = od["bin"];
-      const std::string range = b.contains("gap_hi_pct") ? fmt::format("{:.0f}-{:.0f} %", b["gap_lo_pct"].get<double>(),
-                                                                       b["gap_hi_pct"].get<double>())
-                                                         : fmt::format("{:.0f} % or more", b["gap_lo_pct"].get<double>());
-      o += fmt::format("  how far to trust the order: of the layout pairs trnsim predicted {} apart in the validation corpus's "
-                       "sweeps, it ordered {:.1f} % right ({} pairs; results/validation.md)\n",
-                       range, b["ordered_right_pct"].get<double>(), b["pairs"].get<int>());
-    } else {
-      o += "  how far to trust the order: " + od["reason"].get<std::string>() + "\n";
-    }
-  }
+  if (vs.contains("ordering")) o += "  how far to trust the order: " + ordering_sentence(vs["ordering"]) + "\n";
   if (vs.contains("notes"))
     for (const auto& n : vs["notes"]) o += "  variant note: " + n.get<std::string>() + "\n";
   return o;
@@ -140,6 +139,7 @@ std::string versus_markdown(const nlohmann::json& j) {
     o += fmt::format("| {}{} | {} | {} | {} |\n", r["quantity"].get<std::string>(), unit.empty() ? "" : " (" + unit + ")",
                      number(r["base"].get<double>(), unit), number(r["variant"].get<double>(), unit), change_text(r));
   }
+  if (vs.contains("ordering")) o += "\nHow far to trust the order: " + ordering_sentence(vs["ordering"]) + ".\n";
   return o;
 }
 

@@ -68,6 +68,7 @@ TEST_CASE("versus: same cluster and batch, cost per token moves as the step time
   REQUIRE(with["versus"].contains("ordering"));
   CHECK(with["versus"]["ordering"]["applies"] == true);
   CHECK_THAT(versus_text(with), Catch::Contains("how far to trust the order: of the layout pairs trnsim predicted 10-20 % apart"));
+  CHECK_THAT(versus_markdown(with), Catch::Contains("How far to trust the order: of the layout pairs trnsim predicted 10-20 % apart"));
   // Text and Markdown carry every row.
   const std::string text = versus_text(j), md = versus_markdown(j);
   for (const auto& r : j["versus"]["rows"]) {
