@@ -1,5 +1,6 @@
 // search.cpp — see search.hpp.
 #include "search.hpp"
+#include "versus.hpp"
 
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -420,9 +421,7 @@ std::string search_markdown(const nlohmann::json& doc) {
   if (doc.contains("top_order")) {  // added by `trnsim search` from the validation corpus (ranking.hpp)
     const auto& t = doc["top_order"];
     const auto& b = t["bin"];
-    const std::string range = b.contains("gap_hi_pct") ? fmt::format("{:.0f}-{:.0f} %", b["gap_lo_pct"].get<double>(),
-                                                                     b["gap_hi_pct"].get<double>())
-                                                       : fmt::format("{:.0f} % or more", b["gap_lo_pct"].get<double>());
+    const std::string range = pair_gap_range(b);
     o += fmt::format("\nHow far to trust the order: the runner-up on the same hardware, nodes and precision is predicted {:.1f} % "
                      "slower than the best, and {} of the rows below lie within 5 % of it; of the layout pairs trnsim predicted "
                      "{} apart in the validation corpus's sweeps it ordered {:.1f} % right ({} pairs, results/validation.md){}.\n",

@@ -63,15 +63,18 @@ double change_of(const nlohmann::json& vs, const std::string& quantity) {
 std::string ordering_sentence(const nlohmann::json& od) {
   if (!od["applies"].get<bool>()) return od["reason"].get<std::string>();
   const auto& b = od["bin"];
-  const std::string range = b.contains("gap_hi_pct") ? fmt::format("{:.0f}-{:.0f} %", b["gap_lo_pct"].get<double>(),
-                                                                   b["gap_hi_pct"].get<double>())
-                                                     : fmt::format("{:.0f} % or more", b["gap_lo_pct"].get<double>());
+  const std::string range = pair_gap_range(b);
   return fmt::format("of the layout pairs trnsim predicted {} apart in the validation corpus's sweeps, it ordered {:.1f} % right "
                      "({} pairs; results/validation.md)",
                      range, b["ordered_right_pct"].get<double>(), b["pairs"].get<int>());
 }
 
 }  // namespace
+
+std::string pair_gap_range(const nlohmann::json& b) {
+  return b.contains("gap_hi_pct") ? fmt::format("{:.0f}-{:.0f} %", b["gap_lo_pct"].get<double>(), b["gap_hi_pct"].get<double>())
+                                  : fmt::format("{:.0f} % or more", b["gap_lo_pct"].get<double>());
+}
 
 void add_versus(nlohmann::json& report, const nlohmann::json& v, const std::string& edits, bool hardware_edited) {
   const nlohmann::json& b = report;

@@ -20,6 +20,10 @@ void add_versus(nlohmann::json& report, const nlohmann::json& variant_report, co
 // Adds "versus" for a variant that cannot run: its edits and the reason (one line).
 void add_versus_refusal(nlohmann::json& report, const std::string& edits, const std::string& reason);
 
+// A pair-order bin's range as text ("10-20 %", "20 % or more"): validation's "pair_order" bins as
+// `run --vs`, `search` and validation.md quote them.
+std::string pair_gap_range(const nlohmann::json& bin);
+
 // The report's "versus" section as text / Markdown ("" when the report has none).
 std::string versus_text(const nlohmann::json& report);
 std::string versus_markdown(const nlohmann::json& report);

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "validation.hpp"
+#include "versus.hpp"
 
 namespace trnsim {
 namespace {
@@ -234,9 +235,7 @@ std::string validation_markdown(const nlohmann::json& v) {
       const auto& vt = v["ranking"]["pair_order"].contains("vtrain_single") ? v["ranking"]["pair_order"]["vtrain_single"] : none;
       for (size_t b = 0; b < all.size(); ++b) {
         const auto& x = all[b];
-        const std::string range = x.contains("gap_hi_pct") ? fmt::format("{:.0f}-{:.0f} %", x["gap_lo_pct"].get<double>(),
-                                                                          x["gap_hi_pct"].get<double>())
-                                                           : fmt::format(">= {:.0f} %", x["gap_lo_pct"].get<double>());
+        const std::string range = pair_gap_range(x);
         o += fmt::format("| {} | {} | {} | {} |\n", range, x["pairs"].get<int>(),
                          x.contains("ordered_right_pct") ? fmt::format("{:.1f} %", x["ordered_right_pct"].get<double>()) : "-",
                          b < vt.size() ? std::to_string(vt[b]["pairs"].get<int>()) : "0");
