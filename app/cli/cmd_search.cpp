@@ -124,7 +124,7 @@ nlohmann::json search_checked(const SearchOptions& options) {
     throw UsageError("trnsim search: the space is empty: no layout of these --nodes and --axes passes the divisibility "
                      "checks (TP dividing the heads and a node, PP the layers, DP the global batch); widen them");
   add_intervals(doc);
-  add_search_top_order(doc);  // how far to trust the order of the best two (ranking.hpp)
+  add_top_order(doc, "top_by_throughput");  // how far to trust the order of the best two (ranking.hpp)
   return doc;
 }
 

@@ -13,6 +13,7 @@
 #include "command_api.hpp"
 #include "fault_injection.hpp"
 #include "platform.hpp"
+#include "ranking.hpp"
 #include "report.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
@@ -28,7 +29,9 @@
 namespace trnsim {
 namespace {
 
-void write_outputs(const nlohmann::json& doc, const std::string& prefix) {
+void write_outputs(const nlohmann::json& swept, const std::string& prefix) {
+  nlohmann::json doc = swept;
+  add_top_order(doc, "rows");  // how far to trust the order of the best two (ranking.hpp)
   write_file_atomically(prefix + ".json", doc.dump(2) + "\n");
   write_file_atomically(prefix + ".csv", sweep_csv(doc));
   write_file_atomically(prefix + ".md", sweep_markdown(doc));

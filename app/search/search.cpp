@@ -418,17 +418,7 @@ std::string search_markdown(const nlohmann::json& doc) {
                        r["usd_to_train_on_demand"].get<double>() / 1e6);
   };
   table("Top by throughput", doc["top_by_throughput"]);
-  if (doc.contains("top_order")) {  // added by `trnsim search` from the validation corpus (ranking.hpp)
-    const auto& t = doc["top_order"];
-    const auto& b = t["bin"];
-    const std::string range = pair_gap_range(b);
-    o += fmt::format("\nHow far to trust the order: the runner-up on the same hardware, nodes and precision is predicted {:.1f} % "
-                     "slower than the best, and {} of the rows below lie within 5 % of it; of the layout pairs trnsim predicted "
-                     "{} apart in the validation corpus's sweeps it ordered {:.1f} % right ({} pairs, results/validation.md){}.\n",
-                     t["gap_pct"].get<double>(), t["rows_within_5pct"].get<int>(), range, b["ordered_right_pct"].get<double>(),
-                     b["pairs"].get<int>(),
-                     b["ordered_right_pct"].get<double>() < 80 ? ": treat the close ones as one choice and time a few steps of each" : "");
-  }
+  if (doc.contains("top_order")) o += "\n" + top_order_sentence(doc["top_order"]);  // added by `trnsim search` (ranking.hpp)
   table("Top by cost to train", doc["top_by_cost"]);
   table("Pareto front (days vs cost to train)", doc["pareto"]);
   if (doc.contains("best_by_cluster") && doc["best_by_cluster"].size() + doc["clusters_without_a_fitting_layout"].size() > 1) {

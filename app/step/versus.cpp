@@ -76,6 +76,16 @@ std::string pair_gap_range(const nlohmann::json& b) {
                                   : fmt::format("{:.0f} % or more", b["gap_lo_pct"].get<double>());
 }
 
+std::string top_order_sentence(const nlohmann::json& t) {
+  const auto& b = t["bin"];
+  const double right = b["ordered_right_pct"].get<double>();
+  return fmt::format("How far to trust the order: the runner-up on the same hardware, nodes and precision is predicted {:.1f} % "
+                     "slower than the best, and {} listed row(s) of that kind lie within 5 % of it; of the layout pairs trnsim predicted "
+                     "{} apart in the validation corpus's sweeps it ordered {:.1f} % right ({} pairs, results/validation.md){}.\n",
+                     t["gap_pct"].get<double>(), t["rows_within_5pct"].get<int>(), pair_gap_range(b), right, b["pairs"].get<int>(),
+                     right < 80 ? ": treat the close ones as one choice and time a few steps of each" : "");
+}
+
 void add_versus(nlohmann::json& report, const nlohmann::json& v, const std::string& edits, bool hardware_edited) {
   const nlohmann::json& b = report;
   nlohmann::json rows = nlohmann::json::array();

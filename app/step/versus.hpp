@@ -23,6 +23,9 @@ void add_versus_refusal(nlohmann::json& report, const std::string& edits, const 
 // A pair-order bin's range as text ("10-20 %", "20 % or more"): validation's "pair_order" bins as
 // `run --vs`, `search` and validation.md quote them.
 std::string pair_gap_range(const nlohmann::json& bin);
+// The "How far to trust the order: ..." sentence of a search or sweep document's "top_order"
+// (ranking.hpp, top_order_of), one Markdown line.
+std::string top_order_sentence(const nlohmann::json& top_order);
 
 // The report's "versus" section as text / Markdown ("" when the report has none).
 std::string versus_text(const nlohmann::json& report);

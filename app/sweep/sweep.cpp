@@ -1,5 +1,6 @@
 // sweep.cpp — see sweep.hpp.
 #include "sweep.hpp"
+#include "versus.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -332,6 +333,7 @@ std::string sweep_markdown(const nlohmann::json& doc, size_t max_rows) {
                      r["usd_per_million_tokens_on_demand"].get<double>(), r["days_to_train"].get<double>(),
                      r["usd_to_train_on_demand"].get<double>(), r["pareto"].get<bool>() ? "★" : "");
   }
+  if (doc.contains("top_order")) o += "\n" + top_order_sentence(doc["top_order"]);  // added by `trnsim sweep` (ranking.hpp)
   if (!doc["failed"].empty()) {
     o += fmt::format("\n## Failed configurations ({})\n\n| id | exit code | error |\n|---|---|---|\n", doc["failed"].size());
     for (const auto& f : doc["failed"])

@@ -101,12 +101,11 @@ void add_versus_ordering(nlohmann::json& report) {
   if (v.contains("ranking")) report["versus"]["ordering"] = versus_ordering(report, v["ranking"]);
 }
 
-nlohmann::json search_top_order(const nlohmann::json& doc, const nlohmann::json& ranking) {
-  if (!doc.contains("top_by_throughput") || doc["top_by_throughput"].size() < 2) return nullptr;
-  const auto& top = doc["top_by_throughput"];
+nlohmann::json top_order_of(const nlohmann::json& top, const nlohmann::json& ranking) {
+  if (!top.is_array() || top.size() < 2) return nullptr;
   const auto& best = top[0];
   const auto same_sweep = [&](const nlohmann::json& r) {
-    return r["hw"] == best["hw"] && r["nodes"] == best["nodes"] && r["precision"] == best["precision"];
+    return r["hw"] == best["hw"] && r["nodes"] == best["nodes"] && r.value("precision", "") == best.value("precision", "");
   };
   const double t_best = best["tokens_per_s"].get<double>();
   int within = 0;
@@ -124,12 +123,17 @@ nlohmann::json search_top_order(const nlohmann::json& doc, const nlohmann::json&
           {"rows_within_5pct", within}};
 }
 
-void add_search_top_order(nlohmann::json& doc) {
+nlohmann::json search_top_order(const nlohmann::json& doc, const nlohmann::json& ranking) {
+  return doc.contains("top_by_throughput") ? top_order_of(doc["top_by_throughput"], ranking) : nlohmann::json();
+}
+
+void add_top_order(nlohmann::json& doc, const std::string& list) {
+  if (!doc.contains(list)) return;
   const std::string file = validation_results_file();
   if (file.empty()) return;
   const nlohmann::json v = load_json_file(file);
   if (!v.contains("ranking")) return;
-  if (nlohmann::json t = search_top_order(doc, v["ranking"]); !t.is_null()) doc["top_order"] = std::move(t);
+  if (nlohmann::json t = top_order_of(doc[list], v["ranking"]); !t.is_null()) doc["top_order"] = std::move(t);
 }
 
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {

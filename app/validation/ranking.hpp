@@ -38,12 +38,15 @@ nlohmann::json versus_ordering(const nlohmann::json& report, const nlohmann::jso
 // The same from results/validation.json (validation_results_file()); nothing without one.
 void add_versus_ordering(nlohmann::json& report);
 
-// For a `trnsim search` document: how far apart the best layout by throughput and its runner-up
-// (the next row of the same hardware, node count and precision) are predicted, and how often the
-// corpus's sweeps ordered pairs that far apart right; how many of the top rows lie within 5 % of
-// the best. Null when the top list has no such runner-up or `ranking` no pair statistics.
+// For rows sorted by throughput (a search's "top_by_throughput", a sweep's "rows"): how far apart
+// the best and its runner-up (the next row of the same hardware, node count and precision) are
+// predicted, and how often the corpus's sweeps ordered pairs that far apart right; how many rows of
+// that kind lie within 5 % of the best. Null when there is no such runner-up or `ranking` has no
+// pair statistics.
+nlohmann::json top_order_of(const nlohmann::json& rows, const nlohmann::json& ranking);
+// A search document's (its "top_by_throughput").
 nlohmann::json search_top_order(const nlohmann::json& doc, const nlohmann::json& ranking);
-// Adds it as doc["top_order"] from results/validation.json; nothing without one.
-void add_search_top_order(nlohmann::json& doc);
+// Adds top_order_of(doc[list]) as doc["top_order"] from results/validation.json; nothing without one.
+void add_top_order(nlohmann::json& doc, const std::string& list);
 
 }  // namespace trnsim

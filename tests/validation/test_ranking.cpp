@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "ranking.hpp"
+#include "versus.hpp"
 #include "validation.hpp"
 
 using namespace trnsim;
@@ -118,6 +119,8 @@ TEST_CASE("search: how far apart the best two layouts are, and how often the cor
   CHECK(t["gap_pct"].get<double>() == Approx(3.0));
   CHECK(t["bin"]["gap_lo_pct"].get<double>() == 2);
   CHECK(t["rows_within_5pct"] == 1);  // c (d is 14 % behind; b is another cluster)
+  CHECK(top_order_of(doc["top_by_throughput"], ranking) == t);  // a sweep's rows take the same rule
+  CHECK_THAT(top_order_sentence(t), Catch::Contains("predicted 3.0 % slower than the best, and 1 listed row(s) of that kind"));
   // A top list of one, or no row of the best's kind behind it: nothing to say.
   CHECK(search_top_order(nlohmann::json{{"top_by_throughput", {row("a", 1)}}}, ranking).is_null());
   CHECK(search_top_order(nlohmann::json{{"top_by_throughput", {row("a", 2), row("b", 1, "other")}}}, ranking).is_null());
