@@ -147,7 +147,8 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
     opt.trace = !trace_file.empty();
     const trnsim::StepResult r = trnsim::execute_step(s, opt);
     report = trnsim::make_report(s, r);
-    trnsim::add_interval(report, s);  // as `trnsim run` does
+    const trnsim::ValidationResults validation = trnsim::load_validation_results();  // as `trnsim run` reads it
+    if (validation.intervals) trnsim::add_interval(report, s, *validation.intervals);
     trnsim::add_scaling(report, s);
     trnsim::add_split_advice(report, s, r);
     if (sensitivity_pct > 0) trnsim::add_sensitivity(report, s, r, 1 + sensitivity_pct / 100);
@@ -157,9 +158,9 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
     } else if (versus) {
       const trnsim::StepResult vr = trnsim::execute_step(variant, trnsim::StepOptions{});
       nlohmann::json vrep = trnsim::make_report(variant, vr);
-      trnsim::add_interval(vrep, variant);
+      if (validation.intervals) trnsim::add_interval(vrep, variant, *validation.intervals);
       trnsim::add_versus(report, vrep, vs_name);
-      trnsim::add_versus_ordering(report);
+      if (!validation.ranking.is_null()) report["versus"]["ordering"] = trnsim::versus_ordering(report, validation.ranking);
     }
   }
   return to_python(report);

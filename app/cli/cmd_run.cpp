@@ -77,7 +77,8 @@ int cmd_run(const ArgList& argv) {
   StepResult r = execute_step(s, opt);
   if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
-  add_interval(report, s);  // when results/validation.json is there
+  const ValidationResults validation = load_validation_results();  // read once: both steps' intervals, --vs's ordering
+  if (validation.intervals) add_interval(report, s, *validation.intervals);
   if (!a.has("no-scaling")) add_scaling(report, s);
   if (!a.has("no-split-advice")) add_split_advice(report, s, r);
   if (sensitivity > 0) add_sensitivity(report, s, r, sensitivity);
@@ -89,9 +90,9 @@ int cmd_run(const ArgList& argv) {
     } else {
       const StepResult vr = execute_step(variant, StepOptions{});
       nlohmann::json vrep = make_report(variant, vr);
-      add_interval(vrep, variant);
+      if (validation.intervals) add_interval(vrep, variant, *validation.intervals);
       add_versus(report, vrep, edits, a.has("vs-hw"));
-      add_versus_ordering(report);  // when results/validation.json is there
+      if (!validation.ranking.is_null()) report["versus"]["ordering"] = versus_ordering(report, validation.ranking);
     }
   }
   if (opt.trace) {

@@ -93,11 +93,8 @@ SearchOptions search_options(const Args& a) {
 // no interval when that file is absent (a tree without validation results). The rows' workloads
 // are dropped from the output afterwards.
 namespace {
-void add_intervals(nlohmann::json& doc) {
-  const std::string file = validation_results_file();
-  const IntervalModel* model = nullptr;
-  std::optional<IntervalModel> loaded;
-  if (!file.empty()) model = &loaded.emplace(file);
+void add_intervals(nlohmann::json& doc, const std::optional<IntervalModel>& intervals) {
+  const IntervalModel* model = intervals ? &*intervals : nullptr;
   std::map<std::string, nlohmann::json> by_id;  // a layout listed twice gets one interval
   for (const char* list : {"top_by_throughput", "top_by_cost", "pareto", "best_by_cluster"})
     for (auto& r : doc[list]) {
@@ -123,8 +120,9 @@ nlohmann::json search_checked(const SearchOptions& options) {
   if (doc["counts"]["enumerated"].get<size_t>() == 0)
     throw UsageError("trnsim search: the space is empty: no layout of these --nodes and --axes passes the divisibility "
                      "checks (TP dividing the heads and a node, PP the layers, DP the global batch); widen them");
-  add_intervals(doc);
-  add_top_order(doc, "top_by_throughput");  // how far to trust the order of the best two (ranking.hpp)
+  const ValidationResults validation = load_validation_results();
+  add_intervals(doc, validation.intervals);
+  add_top_order(doc, "top_by_throughput", validation.ranking);  // how far to trust the order of the best two (ranking.hpp)
   return doc;
 }
 

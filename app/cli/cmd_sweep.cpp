@@ -13,6 +13,7 @@
 #include "command_api.hpp"
 #include "fault_injection.hpp"
 #include "platform.hpp"
+#include "intervals.hpp"
 #include "ranking.hpp"
 #include "report.hpp"
 #include "step_executor.hpp"
@@ -31,7 +32,7 @@ namespace {
 
 void write_outputs(const nlohmann::json& swept, const std::string& prefix) {
   nlohmann::json doc = swept;
-  add_top_order(doc, "rows");  // how far to trust the order of the best two (ranking.hpp)
+  add_top_order(doc, "rows", load_validation_results(/*with_intervals=*/false).ranking);  // how far to trust the order of the best two (ranking.hpp)
   write_file_atomically(prefix + ".json", doc.dump(2) + "\n");
   write_file_atomically(prefix + ".csv", sweep_csv(doc));
   write_file_atomically(prefix + ".md", sweep_markdown(doc));

@@ -74,7 +74,6 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
   if (whole_corpus && t.contains("min_pair_order_right_pct") && v.contains("ranking") && v["ranking"].contains("pair_order") &&
       v["ranking"]["pair_order"].contains("all")) {
     for (auto it = t["min_pair_order_right_pct"].begin(); it != t["min_pair_order_right_pct"].end(); ++it) {
-      if (it.key().rfind("about", 0) == 0) continue;
       const double lo = std::stod(it.key()), limit = it.value().get<double>();
       const nlohmann::json* bin = nullptr;
       for (const auto& b : v["ranking"]["pair_order"]["all"])

@@ -156,8 +156,9 @@ nlohmann::json interval_coverage_by_dataset(const nlohmann::json& rows) {
   return coverage_by(residuals(rows), [](const Residual& r) { return r.dataset; });
 }
 
-IntervalModel::IntervalModel(const std::string& validation_json) {
-  const nlohmann::json doc = load_json_file(validation_json);
+IntervalModel::IntervalModel(const std::string& validation_json) : IntervalModel(load_json_file(validation_json), validation_json) {}
+
+IntervalModel::IntervalModel(const nlohmann::json& doc, const std::string& validation_json) {
   if (!doc.contains("rows") || !doc["rows"].is_array())
     throw ConfigError(fmt::format("{}: no \"rows\" array; regenerate it with `trnsim validation`", validation_json));
   for (const auto& r : residuals(doc["rows"])) groups_[r.family][r.dataset].push_back(r.e);
@@ -245,10 +246,18 @@ nlohmann::json interval_json(const Interval& iv, double t, double tps) {
           {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
 }
 
-void add_interval(nlohmann::json& report, const Scenario& s) {
+ValidationResults load_validation_results(bool with_intervals) {
+  ValidationResults out;
   const std::string file = validation_results_file();
-  if (file.empty()) return;
-  const Interval iv = IntervalModel(file).for_scenario(s, report["step"]["step_time_s"].get<double>());
+  if (file.empty()) return out;
+  const nlohmann::json doc = load_json_file(file);
+  if (with_intervals) out.intervals.emplace(doc, file);
+  if (doc.contains("ranking")) out.ranking = doc["ranking"];
+  return out;
+}
+
+void add_interval(nlohmann::json& report, const Scenario& s, const IntervalModel& model) {
+  const Interval iv = model.for_scenario(s, report["step"]["step_time_s"].get<double>());
   report["interval"] = interval_json(iv, report["step"]["step_time_s"].get<double>(),
                                      report["throughput"]["tokens_per_s"].get<double>());
 }

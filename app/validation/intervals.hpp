@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ class IntervalModel {
   // Reads validation.json (rows with "hw", "family", "quantity", "error_lodo_pct"); a missing or
   // malformed file is a ConfigError naming it.
   explicit IntervalModel(const std::string& validation_json);
+  // The same from the parsed document (`name` for errors): a command that also reads the document's
+  // other sections (its "ranking") parses it once (load_validation_results).
+  IntervalModel(const nlohmann::json& doc, const std::string& name);
   Interval for_hw(const HwSpec& hw) const;
   // for_hw() plus the parameter term of scenario `s`, whose step takes `step_time_s`: its
   // sensitivity to each fitted parameter of the hw file's family (the step re-simulated with the
@@ -83,11 +87,19 @@ std::string validation_results_file();
 // The "interval" object of one prediction (90%: step time and tokens/s, basis, residual rows), as
 // `trnsim run` reports and `trnsim search` rows carry it.
 nlohmann::json interval_json(const Interval& iv, double step_time_s, double tokens_per_s);
-// Adds "interval" to a `trnsim run` report of scenario `s`, from validation_results_file();
-// nothing without one. Its parameter term takes the step's sensitivity to each fitted parameter of
-// the hw file's family (d ln(throughput) / d ln(parameter), the step re-simulated with the
-// parameter 1 % higher) through the in-sample fit's covariance.
-void add_interval(nlohmann::json& report, const Scenario& s);
+// results/validation.json read once for a command: its interval model (unless `with_intervals` is
+// false: a sweep quotes only the ranking) and its "ranking" section (ranking.hpp's pair
+// statistics); both empty (no model, null ranking) when the tree has no file.
+struct ValidationResults {
+  std::optional<IntervalModel> intervals;
+  nlohmann::json ranking;
+};
+ValidationResults load_validation_results(bool with_intervals = true);
+// Adds "interval" to a `trnsim run` report of scenario `s` from `model`. Its parameter term takes
+// the step's sensitivity to each fitted parameter of the hw file's family (d ln(throughput) /
+// d ln(parameter), the step re-simulated with the parameter 1 % higher) through the in-sample
+// fit's covariance.
+void add_interval(nlohmann::json& report, const Scenario& s, const IntervalModel& model);
 
 // How often the 90% intervals hold on data they were not built from (issue 25): each performance
 // row's leave-one-dataset-out error is checked against the interval built with its dataset left

@@ -1,8 +1,6 @@
 // ranking.cpp — see ranking.hpp.
 #include "ranking.hpp"
 
-#include "intervals.hpp"
-#include "trnsim/json_reader.hpp"
 #include "validation_case.hpp"
 
 #include <fmt/format.h>
@@ -93,14 +91,6 @@ nlohmann::json versus_ordering(const nlohmann::json& report, const nlohmann::jso
   return {{"applies", true}, {"predicted_gap_pct", 100 * gap}, {"bin", bin}};
 }
 
-void add_versus_ordering(nlohmann::json& report) {
-  if (!report.contains("versus") || !report["versus"].contains("report")) return;
-  const std::string file = validation_results_file();
-  if (file.empty()) return;
-  const nlohmann::json v = load_json_file(file);
-  if (v.contains("ranking")) report["versus"]["ordering"] = versus_ordering(report, v["ranking"]);
-}
-
 nlohmann::json top_order_of(const nlohmann::json& top, const nlohmann::json& ranking) {
   if (!top.is_array() || top.size() < 2) return nullptr;
   const auto& best = top[0];
@@ -127,13 +117,9 @@ nlohmann::json search_top_order(const nlohmann::json& doc, const nlohmann::json&
   return doc.contains("top_by_throughput") ? top_order_of(doc["top_by_throughput"], ranking) : nlohmann::json();
 }
 
-void add_top_order(nlohmann::json& doc, const std::string& list) {
-  if (!doc.contains(list)) return;
-  const std::string file = validation_results_file();
-  if (file.empty()) return;
-  const nlohmann::json v = load_json_file(file);
-  if (!v.contains("ranking")) return;
-  if (nlohmann::json t = top_order_of(doc[list], v["ranking"]); !t.is_null()) doc["top_order"] = std::move(t);
+void add_top_order(nlohmann::json& doc, const std::string& list, const nlohmann::json& ranking) {
+  if (!doc.contains(list) || ranking.is_null()) return;
+  if (nlohmann::json t = top_order_of(doc[list], ranking); !t.is_null()) doc["top_order"] = std::move(t);
 }
 
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {

@@ -35,8 +35,6 @@ nlohmann::json pair_order_for_gap(const nlohmann::json& ranking, double gap);
 // report["versus"]["ordering"]; where base and variant are not two layouts of one model on one
 // hardware and cluster size, the statistic does not apply and the object says why.
 nlohmann::json versus_ordering(const nlohmann::json& report, const nlohmann::json& ranking);
-// The same from results/validation.json (validation_results_file()); nothing without one.
-void add_versus_ordering(nlohmann::json& report);
 
 // For rows sorted by throughput (a search's "top_by_throughput", a sweep's "rows"): how far apart
 // the best and its runner-up (the next row of the same hardware, node count and precision) are
@@ -46,7 +44,8 @@ void add_versus_ordering(nlohmann::json& report);
 nlohmann::json top_order_of(const nlohmann::json& rows, const nlohmann::json& ranking);
 // A search document's (its "top_by_throughput").
 nlohmann::json search_top_order(const nlohmann::json& doc, const nlohmann::json& ranking);
-// Adds top_order_of(doc[list]) as doc["top_order"] from results/validation.json; nothing without one.
-void add_top_order(nlohmann::json& doc, const std::string& list);
+// Adds top_order_of(doc[list], ranking) as doc["top_order"] where there is one (a null `ranking`,
+// a tree without validation results: nothing).
+void add_top_order(nlohmann::json& doc, const std::string& list, const nlohmann::json& ranking);
 
 }  // namespace trnsim

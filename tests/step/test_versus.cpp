@@ -64,7 +64,7 @@ TEST_CASE("versus: same cluster and batch, cost per token moves as the step time
   CHECK_THAT(j["versus"]["layout"].get<std::string>(), Catch::Contains("TP 4 PP 1 DP 1024"));
   // How far to trust the order: results/validation.json's pair statistic for an 11 % gap.
   nlohmann::json with = j;
-  add_versus_ordering(with);
+  with["versus"]["ordering"] = versus_ordering(with, load_validation_results().ranking);
   REQUIRE(with["versus"].contains("ordering"));
   CHECK(with["versus"]["ordering"]["applies"] == true);
   CHECK_THAT(versus_text(with), Catch::Contains("how far to trust the order: of the layout pairs trnsim predicted 10-20 % apart"));
@@ -86,7 +86,7 @@ TEST_CASE("versus: better hardware (--vs-hw) never slows the step", "[step][vers
   CHECK_THAT(j["versus"]["notes"].dump(), Catch::Contains("--vs-hw"));
   // Edited hardware is not a layout pair: the corpus's ordering statistic does not apply.
   nlohmann::json with = j;
-  add_versus_ordering(with);
+  with["versus"]["ordering"] = versus_ordering(with, load_validation_results().ranking);
   CHECK(with["versus"]["ordering"]["applies"] == false);
   CHECK_THAT(versus_text(with), Catch::Contains("the variant's hardware is edited"));
 }
