@@ -334,6 +334,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.optimizer_state_dtype = st.optimizer_state_dtype;
     w.fsdp_reshard_after_forward = st.fsdp_reshard_after_forward;
     w.fsdp_prefetch = st.fsdp_prefetch;
+    w.grad_bucket_elements = st.grad_bucket_elements;
     w.allocator_fragmentation = st.allocator_fragmentation;  // its declared allocator reserve (memory, so which layouts fit)
     w.fused_elementwise = st.fused_elementwise;
     w.loss_kernel = st.loss_kernel;

@@ -476,6 +476,7 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     const size_t n_pieces = pieces.size();
     if (regather)
       for (size_t k = 0; k < std::min(ahead, n_pieces); ++k) st.backward.push_back(gather(pieces[n_pieces - 1 - k], Phase::Backward));
+    PieceParameters open_bucket;  // gradients not yet in a reduced bucket
     for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
       const size_t from_end = static_cast<size_t>(std::distance(pieces.rbegin(), it));
       if (regather && from_end + ahead < n_pieces)
@@ -505,10 +506,20 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         }
       }
       // This piece's gradients are complete: one DP bucket, and for a MoE layer one bucket of
-      // expert gradients over the expert-data-parallel ranks.
+      // expert gradients over the expert-data-parallel ranks. With flat buffers
+      // (grad_bucket_elements N > 0) the pieces' gradients join the open buffer in backward order,
+      // which is reduced once it holds N elements, and after the last piece.
       const std::string label = it->is_block ? fmt::format("L{}.grad_sync", it->fwd.front().op.layer)
                                              : (it == pieces.rbegin() && st.last ? "head.grad_sync" : "embed.grad_sync");
-      for (Op& c : grad_bucket_ops(it->parameters(), w)) {
+      const PieceParameters mine = it->parameters();
+      open_bucket.params += mine.params;
+      open_bucket.trainable += mine.trainable;
+      open_bucket.expert += mine.expert;
+      if (w.grad_bucket_elements > 0 && open_bucket.trainable < w.grad_bucket_elements && std::next(it) != pieces.rend())
+        continue;
+      const PieceParameters bucket = open_bucket;
+      open_bucket = {};
+      for (Op& c : grad_bucket_ops(bucket, w)) {
         c.label = c.group == Group::EDP ? label + ".experts" : label;
         c.phase = Phase::Backward;
         OpVertex v = gb.add(c, false);

@@ -148,6 +148,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
     w.sp_saves_gathered_inputs = p.boolean_or("sp_saves_gathered_inputs", false);
     w.fsdp_reshard_after_forward = p.boolean_or("fsdp_reshard_after_forward", true);
     w.fsdp_prefetch = p.integer_or("fsdp_prefetch", 1, 0, 8);
+    w.grad_bucket_elements = p.integer_or("grad_bucket_elements", 0, 0, int64_t{1} << 40);
     // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch. ZeRO-3 may
     // reduce once per step: FSDP without gradient sync until the last micro-batch, which then holds
     // every unsharded gradient (memory_model.cpp).
@@ -368,6 +369,7 @@ std::string workload_to_json(const Workload& w) {
   if (w.sp_saves_gathered_inputs || stacked) j["parallel"]["sp_saves_gathered_inputs"] = w.sp_saves_gathered_inputs;
   if (!w.fsdp_reshard_after_forward || stacked) j["parallel"]["fsdp_reshard_after_forward"] = w.fsdp_reshard_after_forward;
   if (w.fsdp_prefetch != 1 || stacked) j["parallel"]["fsdp_prefetch"] = w.fsdp_prefetch;
+  if (w.grad_bucket_elements != 0 || stacked) j["parallel"]["grad_bucket_elements"] = w.grad_bucket_elements;
   j["batch"] = {{"micro_batch", w.micro_batch}, {"global_batch", w.global_batch}, {"seq_len", w.seq_len}};
   if (w.document_tokens > 0) j["batch"]["document_tokens"] = w.document_tokens;
   j["precision"] = to_string(w.precision);

@@ -270,6 +270,11 @@ struct Workload {
   // gathered ahead of the one running (FSDP2's default 1; 0: gather just before use).
   bool fsdp_reshard_after_forward = true;
   int64_t fsdp_prefetch = 1;
+  // Gradient elements per data-parallel reduction (parallel.grad_bucket_elements): 0, one
+  // reduction per layer piece (the default; bucketed DDP at layer granularity); N > 0, flat
+  // buffers filled with the pieces' gradients in backward order, each reduced once it holds N
+  // elements and the last after the final piece (DeepSpeed's allreduce_bucket_size).
+  int64_t grad_bucket_elements = 0;
   // The caching allocator's reserve beyond the peak of live tensors, as a fraction of that peak
   // (PyTorch's block rounding and fragmentation): a declared per-stack figure, 0 unless a profile
   // or the workload states one (`allocator.fragmentation`; no shipped profile does: no source in

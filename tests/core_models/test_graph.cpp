@@ -328,3 +328,50 @@ TEST_CASE("per-op selective AC: linears in an unsaved format are all recomputed 
   mx.bf16_last_layers = 0;
   CHECK(recomputed_gemms(mx) == 3 * m.layers);
 }
+
+TEST_CASE("flat gradient buffers: the DP reductions of a step, their bytes and when they are ready", "[graph][dp]") {
+  // Llama 2 7B on 8 A100s at DP 8: 32 layers, the head and the embedding.
+  const ModelSpec m = load_model_spec(model_path("llama2-7b"));
+  Workload w = workload("llama2-7b", "p4d.24xlarge", 1, 1, 1, 8, 1, 8, 4096);
+  auto syncs = [&](const Workload& wl) {
+    const StepPlan p = build_step_plan(m, wl);
+    const StageProgram& st = p.stages.front();
+    std::vector<double> bytes;
+    for (const auto& b : st.dp_buckets) bytes.push_back(st.graph[b.op].comm_bytes.base());
+    return std::make_pair(bytes, st.dp_buckets);
+  };
+  const auto [per_piece, per_piece_buckets] = syncs(w);
+  CHECK(per_piece.size() == static_cast<size_t>(m.layers + 2));  // one per layer piece (the default)
+  double total = 0;
+  for (double b : per_piece) total += b;
+  // Buffers of two layers' gradients: every second piece closes one, the bytes are unchanged.
+  const double layer = per_piece[1];  // the last layer's bucket (the head's is the first)
+  Workload two = w;
+  two.grad_bucket_elements = static_cast<int64_t>(std::llround(2 * layer / w.grad_bytes())) - 1;
+  const auto [pairs, pair_buckets] = syncs(two);
+  double total_pairs = 0;
+  for (double b : pairs) total_pairs += b;
+  CHECK(total_pairs == Approx(total));
+  CHECK(pairs.size() < per_piece.size());
+  CHECK(pairs.size() >= per_piece.size() / 2);
+  // DeepSpeed's 5e8 elements: whole layers join a buffer until it holds 5e8 (three Llama 2 7B
+  // layers of 202 M), so every buffer but the last holds 5e8 to 5e8 + one piece, and the last is
+  // reduced after the embedding's backward: the last op of the backward.
+  Workload ds = w;
+  ds.grad_bucket_elements = 500'000'000;
+  const auto [flat, flat_buckets] = syncs(ds);
+  double largest_piece = 0;
+  for (double b : per_piece) largest_piece = std::max(largest_piece, b);
+  for (size_t i = 0; i + 1 < flat.size(); ++i) {
+    CHECK(flat[i] >= 500e6 * w.grad_bytes());
+    CHECK(flat[i] < 500e6 * w.grad_bytes() + largest_piece);
+  }
+  CHECK(flat.size() == 12);
+  const StageProgram& st = build_step_plan(m, ds).stages.front();
+  CHECK(flat_buckets.back().ready_after == st.backward.size() - 1);
+  // A workload's value survives its JSON; a negative one is refused with its field named.
+  CHECK(workload_from_json(nlohmann::json::parse(workload_to_json(ds)), "w.json").grad_bucket_elements == 500'000'000);
+  auto j = nlohmann::json::parse(workload_to_json(ds));
+  j["parallel"]["grad_bucket_elements"] = -1;
+  CHECK_THROWS_WITH(workload_from_json(j, "w.json"), Catch::Contains("w.json") && Catch::Contains("grad_bucket_elements"));
+}

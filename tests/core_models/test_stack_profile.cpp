@@ -438,6 +438,11 @@ TEST_CASE("stack profile: the training loop's launches come from the profile, su
   j.erase("checkpointing");  // the profile's (full)
   const Workload w = workload_from_json(j, "w.json", stack_lookup());
   CHECK(w.loop == Workload::Loop{12, 31, 14});
+  // The profile's DeepSpeed engine: 16-bit gradients (vTrain's fp16) in 5e8-element buffers.
+  CHECK(w.grad_bytes() == 2);
+  CHECK(w.grad_bucket_elements == 500'000'000);
+  CHECK(workload_from_json(nlohmann::json::parse(workload_to_json(w)), "w.json", stack_lookup()).grad_bucket_elements ==
+        500'000'000);
   const std::string text = workload_to_json(w);
   CHECK(text.find("\"loop\"") == std::string::npos);  // at the profile's values: left to it, no empty object
   CHECK(workload_from_json(nlohmann::json::parse(text), "w.json", stack_lookup()).loop == w.loop);
