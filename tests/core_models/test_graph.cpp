@@ -367,8 +367,8 @@ TEST_CASE("flat gradient buffers: the DP reductions of a step, their bytes and w
     CHECK(flat[i] < 500e6 * w.grad_bytes() + largest_piece);
   }
   CHECK(flat.size() == 12);
-  const StageProgram& st = build_step_plan(m, ds).stages.front();
-  CHECK(flat_buckets.back().ready_after == st.backward.size() - 1);
+  const StepPlan ds_plan = build_step_plan(m, ds);
+  CHECK(flat_buckets.back().ready_after == ds_plan.stages.front().backward.size() - 1);
   // A workload's value survives its JSON; a negative one is refused with its field named.
   CHECK(workload_from_json(nlohmann::json::parse(workload_to_json(ds)), "w.json").grad_bucket_elements == 500'000'000);
   auto j = nlohmann::json::parse(workload_to_json(ds));
