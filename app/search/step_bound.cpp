@@ -175,16 +175,27 @@ DpStreamWork dp_stream_work(const std::vector<PieceRun>& pieces, int64_t trainab
   DpStreamWork d;
   const double gathers = w.fsdp_reshard_after_forward ? 2.0 : 1.0;  // forward, and again in backward
   // Backward runs the pieces in reverse: the first piece's gradients complete last.
-  if (!pieces.empty())
-    for (const Op& b : grad_bucket_ops(pieces.front().piece, w)) d.last_bucket_s += times.collective_s(b, stride(b));
-  for (const auto& [p, count] : pieces) {
-    const double n = static_cast<double>(count);
-    if (zero3_gathers(w)) {
-      const Op g = param_gather_op(p, w);
-      d.per_micro_batch_s += n * gathers * times.collective_s(g, stride(g));
-    }
-    for (const Op& b : grad_bucket_ops(p, w)) d.per_reduction_s += n * times.collective_s(b, stride(b));
+  if (w.grad_bucket_elements <= 0) {
+    if (!pieces.empty())
+      for (const Op& b : grad_bucket_ops(pieces.front().piece, w)) d.last_bucket_s += times.collective_s(b, stride(b));
+    for (const auto& [p, count] : pieces)
+      for (const Op& b : grad_bucket_ops(p, w)) d.per_reduction_s += static_cast<double>(count) * times.collective_s(b, stride(b));
+  } else {  // flat buffers: the step graph's buckets (grad_buckets), the last holding the first piece
+    std::vector<PieceParameters> backward_order;
+    for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) backward_order.insert(backward_order.end(), static_cast<size_t>(it->count), it->piece);
+    const auto buckets = grad_buckets(backward_order, w);
+    for (size_t i = 0; i < buckets.size(); ++i)
+      for (const Op& b : grad_bucket_ops(buckets[i], w)) {
+        const double t = times.collective_s(b, stride(b));
+        d.per_reduction_s += t;
+        if (i + 1 == buckets.size()) d.last_bucket_s += t;
+      }
   }
+  if (zero3_gathers(w))
+    for (const auto& [p, count] : pieces) {
+      const Op g = param_gather_op(p, w);
+      d.per_micro_batch_s += static_cast<double>(count) * gathers * times.collective_s(g, stride(g));
+    }
   if (optimizer_param_gather(w)) {
     // Under FP8 fp8_param_gather some of them go at one byte: all of them at one byte bounds it below.
     const Op g = optimizer_param_gather_op(trainable_parameters, trainable_parameters, w);

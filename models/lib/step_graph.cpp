@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 #include <stdexcept>
 
 #include "block_builder.hpp"
@@ -340,6 +341,28 @@ std::vector<Op> grad_bucket_ops(const PieceParameters& p, const Workload& w) {
   return out;
 }
 
+bool grad_bucket_closes(const PieceParameters& open, const Workload& w, bool last_piece) {
+  return w.grad_bucket_elements <= 0 || open.trainable >= w.grad_bucket_elements || last_piece;
+}
+
+namespace {
+void add_piece(PieceParameters& to, const PieceParameters& p) {
+  to.params += p.params;
+  to.trainable += p.trainable;
+  to.expert += p.expert;
+}
+}  // namespace
+
+std::vector<PieceParameters> grad_buckets(const std::vector<PieceParameters>& backward_order, const Workload& w) {
+  std::vector<PieceParameters> out;
+  PieceParameters open;
+  for (size_t i = 0; i < backward_order.size(); ++i) {
+    add_piece(open, backward_order[i]);
+    if (grad_bucket_closes(open, w, i + 1 == backward_order.size())) out.push_back(std::exchange(open, {}));
+  }
+  return out;
+}
+
 // ZeRO-3 keeps its parameters sharded: no gather after the update.
 bool optimizer_param_gather(const Workload& w) { return (w.zero == 1 || w.zero == 2) && w.dp_cp() > 1; }
 
@@ -511,15 +534,9 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
       // which is reduced once it holds N elements, and after the last piece.
       const std::string label = it->is_block ? fmt::format("L{}.grad_sync", it->fwd.front().op.layer)
                                              : (it == pieces.rbegin() && st.last ? "head.grad_sync" : "embed.grad_sync");
-      const PieceParameters mine = it->parameters();
-      open_bucket.params += mine.params;
-      open_bucket.trainable += mine.trainable;
-      open_bucket.expert += mine.expert;
-      if (w.grad_bucket_elements > 0 && open_bucket.trainable < w.grad_bucket_elements && std::next(it) != pieces.rend())
-        continue;
-      const PieceParameters bucket = open_bucket;
-      open_bucket = {};
-      for (Op& c : grad_bucket_ops(bucket, w)) {
+      add_piece(open_bucket, it->parameters());
+      if (!grad_bucket_closes(open_bucket, w, std::next(it) == pieces.rend())) continue;
+      for (Op& c : grad_bucket_ops(std::exchange(open_bucket, {}), w)) {
         c.label = c.group == Group::EDP ? label + ".experts" : label;
         c.phase = Phase::Backward;
         OpVertex v = gb.add(c, false);

@@ -74,6 +74,13 @@ DType compute_dtype(const Workload& w);
 bool zero3_gathers(const Workload& w);
 Op param_gather_op(const PieceParameters& p, const Workload& w);
 std::vector<Op> grad_bucket_ops(const PieceParameters& p, const Workload& w);
+// The data-parallel reductions of a stage's gradients, pieces given in backward order (their
+// gradients complete in that order): one per piece, or flat buffers of
+// Workload::grad_bucket_elements, each closed once it holds that many elements and the last
+// after the final piece. The step graph issues these; the search's bound times them.
+std::vector<PieceParameters> grad_buckets(const std::vector<PieceParameters>& backward_order, const Workload& w);
+// Whether the open buffer (the pieces' gradients not yet reduced) is reduced now.
+bool grad_bucket_closes(const PieceParameters& open, const Workload& w, bool last_piece);
 bool optimizer_param_gather(const Workload& w);
 // `low_precision_weights`: those kept only in FP8 (Workload::fp8_param_gather), gathered at one byte.
 Op optimizer_param_gather_op(int64_t trainable_parameters, int64_t low_precision_weights, const Workload& w);
