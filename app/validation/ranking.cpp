@@ -113,10 +113,6 @@ nlohmann::json top_order_of(const nlohmann::json& top, const nlohmann::json& ran
           {"rows_within_5pct", within}};
 }
 
-nlohmann::json search_top_order(const nlohmann::json& doc, const nlohmann::json& ranking) {
-  return doc.contains("top_by_throughput") ? top_order_of(doc["top_by_throughput"], ranking) : nlohmann::json();
-}
-
 void add_top_order(nlohmann::json& doc, const std::string& list, const nlohmann::json& ranking) {
   if (!doc.contains(list) || ranking.is_null()) return;
   if (nlohmann::json t = top_order_of(doc[list], ranking); !t.is_null()) doc["top_order"] = std::move(t);

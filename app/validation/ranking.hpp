@@ -42,8 +42,6 @@ nlohmann::json versus_ordering(const nlohmann::json& report, const nlohmann::jso
 // that kind lie within 5 % of the best. Null when there is no such runner-up or `ranking` has no
 // pair statistics.
 nlohmann::json top_order_of(const nlohmann::json& rows, const nlohmann::json& ranking);
-// A search document's (its "top_by_throughput").
-nlohmann::json search_top_order(const nlohmann::json& doc, const nlohmann::json& ranking);
 // Adds top_order_of(doc[list], ranking) as doc["top_order"] where there is one (a null `ranking`,
 // a tree without validation results: nothing).
 void add_top_order(nlohmann::json& doc, const std::string& list, const nlohmann::json& ranking);
