@@ -20,11 +20,11 @@
 
 #include "command_api.hpp"
 #include "intervals.hpp"
+#include "paired_ratios.hpp"
 #include "report.hpp"
 #include "scaling.hpp"
 #include "sensitivity.hpp"
 #include "versus.hpp"
-#include "ranking.hpp"
 #include "split_advice.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
@@ -160,7 +160,7 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
       nlohmann::json vrep = trnsim::make_report(variant, vr);
       if (validation.intervals) trnsim::add_interval(vrep, variant, *validation.intervals);
       trnsim::add_versus(report, vrep, vs_name);
-      if (!validation.ranking.is_null()) report["versus"]["ordering"] = trnsim::versus_ordering(report, validation.ranking);
+      trnsim::add_versus_checks(report, validation);
     }
   }
   return to_python(report);

@@ -24,7 +24,7 @@
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
 #include "versus.hpp"
-#include "ranking.hpp"
+#include "paired_ratios.hpp"
 #include "workload_set.hpp"
 
 namespace trnsim {
@@ -92,7 +92,7 @@ int cmd_run(const ArgList& argv) {
       nlohmann::json vrep = make_report(variant, vr);
       if (validation.intervals) add_interval(vrep, variant, *validation.intervals);
       add_versus(report, vrep, edits, a.has("vs-hw"));
-      if (!validation.ranking.is_null()) report["versus"]["ordering"] = versus_ordering(report, validation.ranking);
+      add_versus_checks(report, validation);
     }
   }
   if (opt.trace) {

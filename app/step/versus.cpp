@@ -136,6 +136,7 @@ std::string versus_text(const nlohmann::json& j) {
                      j["interval"]["step_time_s"][0].get<double>(), j["interval"]["step_time_s"][1].get<double>(),
                      vs["interval_step_time_s"][0].get<double>(), vs["interval_step_time_s"][1].get<double>());
   if (vs.contains("ordering")) o += "  how far to trust the order: " + ordering_sentence(vs["ordering"]) + "\n";
+  if (vs.contains("corpus_pairs")) o += "  how far to trust the gain: " + vs["corpus_pairs"]["sentence"].get<std::string>() + "\n";
   if (vs.contains("notes"))
     for (const auto& n : vs["notes"]) o += "  variant note: " + n.get<std::string>() + "\n";
   return o;
@@ -153,6 +154,7 @@ std::string versus_markdown(const nlohmann::json& j) {
                      number(r["base"].get<double>(), unit), number(r["variant"].get<double>(), unit), change_text(r));
   }
   if (vs.contains("ordering")) o += "\nHow far to trust the order: " + ordering_sentence(vs["ordering"]) + ".\n";
+  if (vs.contains("corpus_pairs")) o += "\nHow far to trust the gain: " + vs["corpus_pairs"]["sentence"].get<std::string>() + ".\n";
   return o;
 }
 

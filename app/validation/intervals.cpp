@@ -253,6 +253,7 @@ ValidationResults load_validation_results(bool with_intervals) {
   const nlohmann::json doc = load_json_file(file);
   if (with_intervals) out.intervals.emplace(doc, file);
   if (doc.contains("ranking")) out.ranking = doc["ranking"];
+  if (doc.contains("paired_ratios")) out.paired = doc["paired_ratios"];
   return out;
 }
 

@@ -93,6 +93,7 @@ nlohmann::json interval_json(const Interval& iv, double step_time_s, double toke
 struct ValidationResults {
   std::optional<IntervalModel> intervals;
   nlohmann::json ranking;
+  nlohmann::json paired;  // validation.json's "paired_ratios" (paired_ratios.hpp); null when absent
 };
 ValidationResults load_validation_results(bool with_intervals = true);
 // Adds "interval" to a `trnsim run` report of scenario `s` from `model`. Its parameter term takes

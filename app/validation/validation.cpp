@@ -4,6 +4,7 @@
 #include "validation.hpp"
 #include "intervals.hpp"
 #include "error_anatomy.hpp"
+#include "paired_ratios.hpp"
 #include "ranking.hpp"
 
 #include <fmt/format.h>
@@ -225,13 +226,27 @@ std::map<std::string, double> parameter_sensitivity(const ValidationCase& c, con
   return g;
 }
 
+namespace {
+std::string degrees_text(const Workload& w) {  // TP .. seq: what every layout text starts with
+  return fmt::format("TP{} PP{} DP{}{}{} VP{} mb{} gb{} seq{}", w.tp, w.pp, w.dp, w.cp > 1 ? fmt::format(" CP{}", w.cp) : "",
+                     w.ep > 1 ? fmt::format(" EP{}", w.ep) : "", w.virtual_stages, w.micro_batch, w.global_batch, w.seq_len);
+}
+std::string recompute_text(const Workload& w) {
+  return to_string(w.checkpointing) + (w.checkpoint_every > 1 ? fmt::format("-every-{}", w.checkpoint_every) : "") +
+         (w.checkpoint_layers > 0 ? fmt::format("-first-{}", w.checkpoint_layers) : "");
+}
+}  // namespace
+
 std::string layout_text(const Workload& w) {
-  return fmt::format("TP{} PP{} DP{}{}{} VP{} mb{} gb{} seq{} {} {}{}", w.tp, w.pp, w.dp, w.cp > 1 ? fmt::format(" CP{}", w.cp) : "",
-                     w.ep > 1 ? fmt::format(" EP{}", w.ep) : "", w.virtual_stages, w.micro_batch, w.global_batch, w.seq_len,
-                     to_string(w.precision),
-                     to_string(w.checkpointing) + (w.checkpoint_every > 1 ? fmt::format("-every-{}", w.checkpoint_every) : "") +
-                         (w.checkpoint_layers > 0 ? fmt::format("-first-{}", w.checkpoint_layers) : ""),
-                     w.sequence_parallel ? " SP" : "");
+  return fmt::format("{} {} {}{}", degrees_text(w), to_string(w.precision), recompute_text(w), w.sequence_parallel ? " SP" : "");
+}
+
+// The layout as the row states it, without its precision (paired_ratios compares rows that differ
+// in it) and without a recompute the stack's rule chose (two rows of one stated layout may get
+// different recompute where their memory differs).
+std::string stated_layout_text(const ValidationCase& c) {
+  const Workload& w = c.workload;
+  return fmt::format("{}{}{}", degrees_text(w), c.recompute_by_rule ? "" : " " + recompute_text(w), w.sequence_parallel ? " SP" : "");
 }
 
 // One row of validation.json: the case, its layout, and its prediction (or why there is none),
@@ -248,6 +263,7 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
     j["precision"] = to_string(c.workload.precision);
   }
   if (c.has_workload) j["layout"] = layout_text(c.workload);
+  if (c.has_workload && c.alternatives.empty()) j["stated_layout"] = stated_layout_text(c);
   if (!c.recompute_note.empty()) j["recompute_note"] = c.recompute_note;  // how close no recompute came
   if (!c.release.empty()) j["release"] = c.release;
   double pred = 0;
@@ -481,6 +497,7 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
   v["ranking"] = ranking_quality(rows);
   v["error_anatomy"] = error_anatomy(rows);
   v["error_by_release"] = error_by_release(rows);
+  v["paired_ratios"] = paired_ratios(rows);
   return v;
 }
 

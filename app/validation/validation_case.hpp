@@ -49,6 +49,9 @@ struct ValidationCase {
   // Where a stack's rule chose the run's recompute (the lightest that fits): what no recompute
   // would need, so `--explain` shows how close the decision was. Empty otherwise.
   std::string recompute_note;
+  // The recompute is the stack's rule's choice, not the row's statement (the row does not say):
+  // a comparison of two rows (paired_ratios) holds their stated layouts fixed, not trnsim's choice.
+  bool recompute_by_rule = false;
   // The software release the row ran, as the dataset names it ("NeMo 26.06", "SDK 2.20.0"); empty
   // where a dataset has one release or does not say. Diagnostic only (the error-by-release table).
   std::string release;

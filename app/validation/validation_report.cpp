@@ -175,6 +175,29 @@ std::string release_markdown(const nlohmann::json& by_release) {
                      r["rows"].get<int>(), r["bias_pct"].get<double>(), r["mean_abs_pct"].get<double>());
   return o;
 }
+
+// Comparisons the corpus measures directly (paired_ratios.hpp): a change of precision or hardware
+// with everything else stated the same, its measured ratio against trnsim's.
+std::string paired_ratios_markdown(const nlohmann::json& paired) {
+  if (!paired.contains("groups") || paired["groups"].empty()) return "";
+  std::string o =
+      "\n## Comparisons: a change of precision or hardware, measured against predicted\n\n"
+      "A planner is asked \"FP8 or BF16?\" and \"GB200 or GB300?\" more than for one absolute figure. Here, every "
+      "pair of rows of one dataset, model, software release, GPU count and stated layout (a recompute the stack's "
+      "rule chose does not count as stated) that differ only in the precision, or only in the hardware (calibration "
+      "rows included: a ratio of two rows is not what the fit matched). *Measured* and *predicted*: the geometric "
+      "mean of the pairs' throughput ratios, to / from; *ratio error*: predicted ratio / measured ratio − 1 "
+      "(positive: trnsim expects more from the change than it gave). A diagnostic: nothing here feeds a prediction; "
+      "the pairs are in validation.json (`paired_ratios`).\n\n"
+      "| change | family | from → to | pairs | measured | predicted | ratio error, mean abs % | bias % |\n"
+      "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& g : paired["groups"])
+    o += fmt::format("| {} | {} | {} → {} | {} | {:.2f}x | {:.2f}x | {:.1f} | {:+.1f} |\n", g["factor"].get<std::string>(),
+                     g["family"].get<std::string>(), g["from"].get<std::string>(), g["to"].get<std::string>(),
+                     g["pairs"].get<int>(), g["measured_ratio"].get<double>(), g["predicted_ratio"].get<double>(),
+                     g["mean_abs_ratio_error_pct"].get<double>(), g["bias_pct"].get<double>());
+  return o;
+}
 }  // namespace
 
 std::string validation_markdown(const nlohmann::json& v) {
@@ -196,6 +219,7 @@ std::string validation_markdown(const nlohmann::json& v) {
   o += "\n## Per dataset and measured quantity\n\n" + summary_table(v["by_dataset"], "dataset / quantity");
   if (v.contains("error_anatomy")) o += error_anatomy_markdown(v["error_anatomy"]);
   if (v.contains("error_by_release")) o += release_markdown(v["error_by_release"]);
+  if (v.contains("paired_ratios")) o += paired_ratios_markdown(v["paired_ratios"]);
   o += "\n## Calibration (per family, named hardware parameters only)\n\n"
        "| family | fitted parameters | calibration rows | RMS log residual at fit | applied to |\n|---|---|---|---|---|\n";
   for (auto it = v["calibration"].begin(); it != v["calibration"].end(); ++it) {

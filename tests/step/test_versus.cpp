@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "intervals.hpp"
+#include "paired_ratios.hpp"
 #include "ranking.hpp"
 #include "report.hpp"
 #include "run_helpers.hpp"
@@ -89,6 +90,28 @@ TEST_CASE("versus: better hardware (--vs-hw) never slows the step", "[step][vers
   with["versus"]["ordering"] = versus_ordering(with, load_validation_results().ranking);
   CHECK(with["versus"]["ordering"]["applies"] == false);
   CHECK_THAT(versus_text(with), Catch::Contains("the variant's hardware is edited"));
+}
+
+TEST_CASE("versus: a change of precision alone quotes the corpus's measured pairs of that change", "[step][versus]") {
+  // The main job in FP32 instead of BF16 with stochastic rounding: the trn1 BERT-Large rows measure
+  // the reverse change (fp32 -> bf16-sr) on the same layouts (results/validation.json).
+  const nlohmann::json j = versus("precision=fp32");
+  REQUIRE_FALSE(j["versus"].contains("refused"));
+  const nlohmann::json check = versus_ratio_check(j, load_validation_results().paired);
+  REQUIRE(check["applies"] == true);
+  CHECK(check["factor"] == "precision");
+  CHECK(check["family"] == "trainium");
+  CHECK(check["reversed"] == true);
+  REQUIRE_FALSE(check["group"].is_null());
+  CHECK(check["group"]["pairs"].get<int>() >= 1);
+  CHECK(check["variant_gain"].get<double>() < 1);  // FP32 is slower here, as the measured pairs say
+  nlohmann::json with = j;
+  with["versus"]["corpus_pairs"] = check;
+  with["versus"]["corpus_pairs"]["sentence"] = ratio_check_sentence(check);
+  CHECK_THAT(versus_text(with), Catch::Contains("how far to trust the gain: over "));
+  CHECK_THAT(versus_markdown(with), Catch::Contains("made the reverse change (precision fp32 -> bf16-sr (trainium))"));
+  // A layout change is not such a pair.
+  CHECK(versus_ratio_check(versus("parallel.tp=4;parallel.dp=1024"), load_validation_results().paired)["applies"] == false);
 }
 
 TEST_CASE("versus: a variant that does not fit is an answer, with its reason", "[step][versus]") {

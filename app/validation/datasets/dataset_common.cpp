@@ -221,6 +221,7 @@ void build_row(ValidationCase& c, const std::function<void()>& build) {
 
 void lightest_recompute_that_fits(ValidationCase& c) {
   Workload& w = c.workload;
+  c.recompute_by_rule = true;
   auto scenario = [&](Checkpointing ck, int64_t first_layers) {
     w.checkpointing = ck;
     w.checkpoint_layers = first_layers;

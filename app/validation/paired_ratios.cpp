@@ -1,0 +1,202 @@
+// paired_ratios.cpp — see paired_ratios.hpp.
+#include "paired_ratios.hpp"
+
+#include "intervals.hpp"
+#include "ranking.hpp"
+#include "validation_case.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+namespace trnsim {
+
+int precision_rank(const std::string& precision) {
+  static const char* const kOrder[] = {"fp32", "bf16-sr", "mixed-bf16", "fp8", "mxfp8", "nvfp4"};
+  for (int i = 0; i < static_cast<int>(std::size(kOrder)); ++i)
+    if (precision == kOrder[i]) return i;
+  return static_cast<int>(std::size(kOrder));
+}
+
+namespace {
+
+struct RatioRow {
+  const nlohmann::json* j;
+  double log_measured, log_predicted;  // log throughput (an iteration time counts as its inverse)
+};
+
+// The field a pair of the factor may differ in, and the fields it holds fixed besides the common
+// ones (dataset, model, release, stated layout, quantity).
+struct PairFactor {
+  const char* name;
+  const char* varies;
+  const char* fixed;
+};
+const PairFactor kPairFactors[] = {{"precision", "precision", "hw"}, {"hardware", "hw", "precision"}};
+
+bool pairs_from_first(const PairFactor& f, const std::string& a, const std::string& b) {
+  if (std::string(f.varies) == "precision") {
+    const int ra = precision_rank(a), rb = precision_rank(b);
+    return ra != rb ? ra < rb : a < b;
+  }
+  return a < b;
+}
+
+double log_mean_exp(const std::vector<double>& logs) {
+  double s = 0;
+  for (double x : logs) s += x;
+  return std::exp(s / static_cast<double>(logs.size()));
+}
+
+}  // namespace
+
+nlohmann::json paired_ratios(const nlohmann::json& rows) {
+  std::vector<RatioRow> usable;
+  for (const auto& r : rows) {
+    const std::string status = r.value("status", "");
+    if (status != "predicted" && status != "calibration") continue;
+    if (!r.contains("stated_layout") || !r.contains("predicted") || !is_performance_quantity(r.value("quantity", ""))) continue;
+    const double m = r.value("measured", 0.0), p = r["predicted"].get<double>();
+    if (m <= 0 || p <= 0) continue;
+    const double sign = r.value("quantity", "") == to_string(Metric::IterationTime) ? -1.0 : 1.0;
+    usable.push_back({&r, sign * std::log(m), sign * std::log(p)});
+  }
+  nlohmann::json pairs = nlohmann::json::array();
+  struct RatioAcc {
+    std::vector<double> measured, predicted, errors;
+  };
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, RatioAcc> groups;
+  for (const PairFactor& f : kPairFactors) {
+    std::map<std::string, std::vector<const RatioRow*>> by_key;
+    for (const auto& r : usable) {
+      const nlohmann::json& j = *r.j;
+      const std::string key = j.value("dataset", "") + "|" + j.value("model", "") + "|" + j.value("release", "") + "|" +
+                              j["stated_layout"].get<std::string>() + "|" + j.value("quantity", "") + "|" +
+                              std::to_string(j.value("gpus", 0)) + "|" + j.value(f.fixed, "");
+      by_key[key].push_back(&r);
+    }
+    std::set<std::tuple<std::string, std::string, std::string, long long, long long>> seen;
+    for (const auto& [key, members] : by_key)
+      for (size_t i = 0; i < members.size(); ++i)
+        for (size_t k = i + 1; k < members.size(); ++k) {
+          const RatioRow *a = members[i], *b = members[k];
+          std::string va = a->j->value(f.varies, ""), vb = b->j->value(f.varies, "");
+          if (va == vb) continue;
+          if (!pairs_from_first(f, va, vb)) std::swap(a, b), std::swap(va, vb);
+          const double lm = b->log_measured - a->log_measured, lp = b->log_predicted - a->log_predicted;
+          // The same two runs under another model name ("(tokendrop)" twins) count once.
+          const auto sig = std::make_tuple(a->j->value("dataset", ""), va, vb, std::llround(lm * 1e6), std::llround(lp * 1e6));
+          if (!seen.insert(sig).second) continue;
+          const std::string fa = a->j->value("family", ""), fb = b->j->value("family", "");
+          const std::string family = fa == fb ? fa : fa + " -> " + fb;
+          const double err = std::expm1(lp - lm);
+          pairs.push_back({{"factor", f.name},
+                           {"family", family},
+                           {"from", va},
+                           {"to", vb},
+                           {"dataset", a->j->value("dataset", "")},
+                           {"model", a->j->value("model", "")},
+                           {"release", a->j->value("release", "")},
+                           {"rows", {a->j->value("row", 0), b->j->value("row", 0)}},
+                           {"measured_ratio", std::exp(lm)},
+                           {"predicted_ratio", std::exp(lp)},
+                           {"ratio_error_pct", 100 * err}});
+          RatioAcc& g = groups[{f.name, family, va, vb}];
+          g.measured.push_back(lm), g.predicted.push_back(lp), g.errors.push_back(err);
+        }
+  }
+  nlohmann::json out_groups = nlohmann::json::array();
+  for (const auto& [key, g] : groups) {
+    double abs_sum = 0, sum = 0;
+    for (double e : g.errors) abs_sum += std::abs(e), sum += e;
+    const double n = static_cast<double>(g.errors.size());
+    out_groups.push_back({{"factor", std::get<0>(key)},
+                          {"family", std::get<1>(key)},
+                          {"from", std::get<2>(key)},
+                          {"to", std::get<3>(key)},
+                          {"pairs", g.errors.size()},
+                          {"measured_ratio", log_mean_exp(g.measured)},
+                          {"predicted_ratio", log_mean_exp(g.predicted)},
+                          {"mean_abs_ratio_error_pct", 100 * abs_sum / n},
+                          {"bias_pct", 100 * sum / n}});
+  }
+  // Report order: precision before hardware, then family, then the precisions' own order.
+  std::stable_sort(out_groups.begin(), out_groups.end(), [](const nlohmann::json& x, const nlohmann::json& y) {
+    const auto key = [](const nlohmann::json& g) {
+      return std::make_tuple(g["factor"] != "precision", g["family"].get<std::string>(), precision_rank(g["from"]),
+                             precision_rank(g["to"]));
+    };
+    return key(x) < key(y);
+  });
+  nlohmann::json families = nlohmann::json::object();
+  for (const auto& r : rows)
+    if (r.contains("hw") && r.contains("family")) families[r["hw"].get<std::string>()] = r["family"];
+  return {{"pairs", pairs}, {"hw_families", families}, {"groups", out_groups}};
+}
+
+nlohmann::json versus_ratio_check(const nlohmann::json& report, const nlohmann::json& paired) {
+  const auto& b = report["workload"];
+  const auto& v = report["versus"]["report"]["workload"];
+  const auto no = [](const std::string& why) { return nlohmann::json{{"applies", false}, {"reason", why}}; };
+  if (report["versus"].value("hardware_edited", false))
+    return no("the variant's hardware file is edited (--vs-hw): no measured chip to compare with");
+  for (const char* key : {"model", "devices", "seq_len", "tp", "pp", "dp", "micro_batch", "global_batch", "virtual_stages"})
+    if (b.value(key, nlohmann::json()) != v.value(key, nlohmann::json()))
+      return no(fmt::format("base and variant differ in {} (the corpus's pairs change the precision or the hardware alone)", key));
+  for (const char* key : {"cp", "ep", "etp"})
+    if (b.value(key, 1) != v.value(key, 1))
+      return no(fmt::format("base and variant differ in {} (the corpus's pairs change the precision or the hardware alone)", key));
+  const bool precision = b["precision"] != v["precision"], hardware = b["hw"] != v["hw"];
+  if (precision == hardware)
+    return no(precision ? "base and variant differ in both precision and hardware (the corpus's pairs change one)"
+                        : "base and variant have the same precision and hardware");
+  const auto family_of = [&](const nlohmann::json& hw) {
+    const auto& f = paired.contains("hw_families") ? paired["hw_families"] : nlohmann::json::object();
+    return f.contains(hw.get<std::string>()) ? f[hw.get<std::string>()].get<std::string>() : std::string();
+  };
+  std::string from = precision ? b["precision"].get<std::string>() : b["hw"].get<std::string>();
+  std::string to = precision ? v["precision"].get<std::string>() : v["hw"].get<std::string>();
+  double gain = report["versus"]["report"]["throughput"]["tokens_per_s"].get<double>() / report["throughput"]["tokens_per_s"].get<double>();
+  bool swapped = precision ? precision_rank(to) < precision_rank(from) || (precision_rank(to) == precision_rank(from) && to < from)
+                           : to < from;
+  std::string fa = family_of(b["hw"]), fb = family_of(v["hw"]);
+  if (swapped) std::swap(from, to), std::swap(fa, fb);
+  if (fa.empty() || fb.empty()) return no("the hardware has no measured rows in the corpus (its family is unknown)");
+  const std::string family = fa == fb ? fa : fa + " -> " + fb;
+  nlohmann::json out = {{"applies", true}, {"factor", precision ? "precision" : "hardware"}, {"family", family}, {"from", from},
+                        {"to", to}, {"variant_gain", gain}, {"reversed", swapped}, {"group", nullptr}};
+  if (paired.contains("groups"))
+    for (const auto& g : paired["groups"])
+      if (g["factor"] == out["factor"] && g["family"] == family && g["from"] == from && g["to"] == to) out["group"] = g;
+  return out;
+}
+
+std::string ratio_check_sentence(const nlohmann::json& c) {
+  if (!c.value("applies", false)) return c.value("reason", "");
+  const std::string change = fmt::format("{} {} -> {} ({})", c["factor"].get<std::string>(), c["from"].get<std::string>(),
+                                         c["to"].get<std::string>(), c["family"].get<std::string>());
+  if (c["group"].is_null()) return "no pair of measured rows in the corpus makes this change (" + change + "): the gain is the model's alone";
+  const auto& g = c["group"];
+  return fmt::format("over {} pair(s) of measured rows that made {} change ({}), the measured gain was {:.2f}x where trnsim "
+                     "predicted {:.2f}x (ratio error {:+.1f} % on average, {:.1f} % mean abs; results/validation.md)",
+                     g["pairs"].get<int>(), c.value("reversed", false) ? "the reverse" : "this", change, g["measured_ratio"].get<double>(), g["predicted_ratio"].get<double>(),
+                     g["bias_pct"].get<double>(), g["mean_abs_ratio_error_pct"].get<double>());
+}
+
+void add_versus_checks(nlohmann::json& report, const ValidationResults& validation) {
+  if (!report.contains("versus") || !report["versus"].contains("report")) return;  // refused variants have no report
+  if (!validation.ranking.is_null()) report["versus"]["ordering"] = versus_ordering(report, validation.ranking);
+  if (validation.paired.is_null()) return;
+  nlohmann::json check = versus_ratio_check(report, validation.paired);
+  if (!check.value("applies", false)) return;
+  check["sentence"] = ratio_check_sentence(check);
+  report["versus"]["corpus_pairs"] = check;
+}
+
+}  // namespace trnsim

@@ -1,0 +1,52 @@
+// paired_ratios.hpp — what a change of precision or of hardware does, measured against predicted.
+// Why: a planner is used for comparisons ("FP8 or BF16?", "GB200 or GB300?") more than for one
+// absolute figure, and a comparison can be wrong while both absolute errors look moderate (two
+// rows at -10 % and +20 % are each "within 20 %", their ratio is 33 % off). The corpus holds such
+// comparisons directly: rows of one dataset, model, software release and stated layout that
+// differ only in the precision, or only in the hardware. Their measured ratio is a fact no fit
+// touches; trnsim's predicted ratio of the same two rows says whether the mechanism behind the
+// change (a dtype's GEMM rate and cast costs, a chip's rates and links) is right. A diagnostic,
+// like error_anatomy: nothing here feeds a prediction.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace trnsim {
+
+// From validation rows (fields dataset, model, release, stated_layout, quantity, status, family,
+// hw, gpus, precision, measured, predicted, row): every pair of rows with a prediction (predicted
+// or calibration) whose dataset, model, release, stated layout, quantity and GPU count agree and
+// which differ in exactly one of precision or hardware. A row without "stated_layout" (its layout
+// was searched, not stated) pairs with nothing. Each pair runs from the lower precision (fp32 <
+// bf16-sr < mixed-bf16 < fp8 < mxfp8 < nvfp4) or the alphabetically first hardware to the other;
+// ratios are of throughput (an iteration time counts as its inverse). Identical pairs (the same
+// run under two model names, NeMo's "(tokendrop)" twins) count once.
+// Returns {"pairs": [{factor ("precision" | "hardware"), family (or "a -> b" across families),
+// from, to, dataset, model, release, rows: [from row, to row], measured_ratio, predicted_ratio,
+// ratio_error_pct}], "hw_families": {hw: family}, "groups": [{factor, family, from, to, pairs, measured_ratio, predicted_ratio
+// (geometric means), mean_abs_ratio_error_pct, bias_pct}]} (groups by factor, family, from, to).
+nlohmann::json paired_ratios(const nlohmann::json& rows);
+
+// For `trnsim run --vs`: when the variant changes only the precision, or only the hardware (same
+// model, GPU count, sequence and degrees), the corpus's group of that change (`paired`: what
+// paired_ratios returned, or validation.json's "paired_ratios"), so the report can say how far the
+// predicted gain held on measured pairs. {"applies": false, "reason"} otherwise; {"applies": true,
+// "factor", "family", "from", "to", "group" (or null: no such pair measured), "variant_gain"
+// (the predicted throughput ratio, variant / base)}. A hardware family comes from the corpus rows'
+// hw -> family map ("hw_families").
+nlohmann::json versus_ratio_check(const nlohmann::json& report, const nlohmann::json& paired);
+// The sentence `run --vs` prints for versus_ratio_check's result.
+std::string ratio_check_sentence(const nlohmann::json& check);
+
+// What `run --vs` (CLI and Python alike) adds from the validation results to a report that holds
+// its "versus": the ordering statistic of a layout pair (ranking.hpp, versus_ordering) and, when the
+// variant changes only the precision or only the hardware, the corpus's pairs of that change
+// ("corpus_pairs", with its "sentence").
+struct ValidationResults;
+void add_versus_checks(nlohmann::json& report, const ValidationResults& validation);
+
+// The order precisions are paired in (lower first); unknown names sort last, by name.
+int precision_rank(const std::string& precision);
+
+}  // namespace trnsim
