@@ -17,6 +17,8 @@
 #include "sensitivity.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"
+#include "intervals.hpp"
+#include "paired_ratios.hpp"
 #include "validation.hpp"
 
 namespace trnsim {
@@ -198,6 +200,9 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
                                c.alternatives.size() + 1);
     if (!c.recompute_note.empty()) std::cout << "  recompute: " << c.recompute_note << "\n";
     std::cout << report;
+    // The comparisons this row is half of (paired_ratios.hpp), as results/validation.json recorded them.
+    const std::string pairs = row_pairs_text(load_validation_results(false).paired, c.dataset, c.row);
+    if (!pairs.empty()) std::cout << "comparisons with rows that differ only in precision or hardware (results/validation.json):\n" << pairs;
     if (sensitivity && c.measured > 0) std::cout << single_resource_reading(report_json, signed_error(c, predicted));
     if (!workload_file.empty() && step_s > 0) {
       ValidationCase ran = c;

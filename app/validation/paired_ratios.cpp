@@ -11,7 +11,6 @@
 #include <cmath>
 #include <iterator>
 #include <map>
-#include <set>
 #include <tuple>
 #include <vector>
 
@@ -81,7 +80,9 @@ nlohmann::json paired_ratios(const nlohmann::json& rows) {
                               std::to_string(j.value("gpus", 0)) + "|" + j.value(f.fixed, "");
       by_key[key].push_back(&r);
     }
-    std::set<std::tuple<std::string, std::string, std::string, long long, long long>> seen;
+    // Pair signature -> its index in `pairs`: a repeat (the same runs under another name or page) is
+    // recorded on the first as its "same_as" rows, not counted again.
+    std::map<std::tuple<std::string, std::string, std::string, long long, long long>, size_t> seen;
     for (const auto& [key, members] : by_key)
       for (size_t i = 0; i < members.size(); ++i)
         for (size_t k = i + 1; k < members.size(); ++k) {
@@ -92,7 +93,11 @@ nlohmann::json paired_ratios(const nlohmann::json& rows) {
           const double lm = b->log_measured - a->log_measured, lp = b->log_predicted - a->log_predicted;
           // The same two runs under another model name ("(tokendrop)" twins) count once.
           const auto sig = std::make_tuple(a->j->value("dataset", ""), va, vb, std::llround(lm * 1e6), std::llround(lp * 1e6));
-          if (!seen.insert(sig).second) continue;
+          const auto [at, fresh] = seen.emplace(sig, pairs.size());
+          if (!fresh) {
+            pairs[at->second]["same_as"].push_back({a->j->value("row", 0), b->j->value("row", 0)});
+            continue;
+          }
           const std::string fa = a->j->value("family", ""), fb = b->j->value("family", "");
           const std::string family = fa == fb ? fa : fa + " -> " + fb;
           const double err = std::expm1(lp - lm);
@@ -187,6 +192,28 @@ std::string ratio_check_sentence(const nlohmann::json& c) {
                      "predicted {:.2f}x (ratio error {:+.1f} % on average, {:.1f} % mean abs; results/validation.md)",
                      g["pairs"].get<int>(), c.value("reversed", false) ? "the reverse" : "this", change, g["measured_ratio"].get<double>(), g["predicted_ratio"].get<double>(),
                      g["bias_pct"].get<double>(), g["mean_abs_ratio_error_pct"].get<double>());
+}
+
+std::string row_pairs_text(const nlohmann::json& paired, const std::string& dataset, int row) {
+  std::string o;
+  if (paired.is_null() || !paired.contains("pairs")) return o;
+  for (const auto& p : paired["pairs"]) {
+    if (p.value("dataset", "") != dataset) continue;
+    // The row as one of the pair's two, or of a repeat recorded under it ("same_as").
+    nlohmann::json rows, all = nlohmann::json::array({p["rows"]});
+    if (p.contains("same_as"))
+      for (const auto& r : p["same_as"]) all.push_back(r);
+    for (const auto& r : all)
+      if (r[0] == row || r[1] == row) rows = r;
+    if (rows.is_null()) continue;
+    const bool is_from = rows[0] == row;
+    o += fmt::format("  paired: {} {} -> {} ({}{}) with row {}: measured {:.2f}x, predicted {:.2f}x, ratio error {:+.1f} %\n",
+                     p["factor"].get<std::string>(), p["from"].get<std::string>(), p["to"].get<std::string>(),
+                     p["family"].get<std::string>(), p.value("release", "").empty() ? "" : ", " + p["release"].get<std::string>(),
+                     (is_from ? rows[1] : rows[0]).get<int>(), p["measured_ratio"].get<double>(), p["predicted_ratio"].get<double>(),
+                     p["ratio_error_pct"].get<double>());
+  }
+  return o;
 }
 
 void add_versus_checks(nlohmann::json& report, const ValidationResults& validation) {

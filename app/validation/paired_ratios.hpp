@@ -24,7 +24,7 @@ namespace trnsim {
 // run under two model names, NeMo's "(tokendrop)" twins) count once.
 // Returns {"pairs": [{factor ("precision" | "hardware"), family (or "a -> b" across families),
 // from, to, dataset, model, release, rows: [from row, to row], measured_ratio, predicted_ratio,
-// ratio_error_pct}], "hw_families": {hw: family}, "groups": [{factor, family, from, to, pairs, measured_ratio, predicted_ratio
+// ratio_error_pct, same_as (optional: the [from, to] rows of repeats, counted once)}], "hw_families": {hw: family}, "groups": [{factor, family, from, to, pairs, measured_ratio, predicted_ratio
 // (geometric means), mean_abs_ratio_error_pct, bias_pct}]} (groups by factor, family, from, to).
 nlohmann::json paired_ratios(const nlohmann::json& rows);
 
@@ -45,6 +45,11 @@ std::string ratio_check_sentence(const nlohmann::json& check);
 // ("corpus_pairs", with its "sentence").
 struct ValidationResults;
 void add_versus_checks(nlohmann::json& report, const ValidationResults& validation);
+
+// For `validation --explain DATASET:ROW`: the recorded pairs (`paired`'s "pairs") that hold the row,
+// one line each ("  paired: precision mixed-bf16 -> mxfp8 with row 351 (...): measured 1.61x,
+// predicted 1.44x, ratio error -11.3 %"); empty when it is in none.
+std::string row_pairs_text(const nlohmann::json& paired, const std::string& dataset, int row);
 
 // The order precisions are paired in (lower first); unknown names sort last, by name.
 int precision_rank(const std::string& precision);

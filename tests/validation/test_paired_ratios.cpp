@@ -87,6 +87,13 @@ TEST_CASE("paired ratios: iteration times count as inverse throughput, twins onc
   CHECK(group(out, "precision", "fp8", "mxfp8") == nullptr);
   CHECK(group(out, "precision", "mixed-bf16", "mxfp8") == nullptr);
   CHECK(out["pairs"].size() == 3);  // bf16 -> fp8, bf16 -> nvfp4, fp8 -> nvfp4
+  // The twins are recorded on the pair they repeat, and `--explain` finds either row's comparisons.
+  for (const auto& pair : out["pairs"])
+    if (pair["rows"] == nlohmann::json::array({1, 2})) CHECK(pair["same_as"] == nlohmann::json::array({nlohmann::json::array({3, 4})}));
+  CHECK_THAT(row_pairs_text(out, "d", 4), Catch::Contains("precision mixed-bf16 -> fp8 (f) with row 3: measured 1.25x, predicted 1.60x"));
+  CHECK_THAT(row_pairs_text(out, "d", 2), Catch::Contains("with row 1: measured 1.25x"));
+  CHECK(row_pairs_text(out, "d", 8).empty());        // a memory row is in no pair
+  CHECK(row_pairs_text(out, "other", 2).empty());    // rows are per dataset
   CHECK(paired_ratios(nlohmann::json::array())["groups"].empty());
 }
 
