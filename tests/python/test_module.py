@@ -39,6 +39,12 @@ variant["parallel"].update(tp=4, dp=1024)
 rows = trnsim.run(R3, vs=variant)["versus"]["rows"]
 assert rows == cli_json("run", R3, "--format", "json", "--vs", "parallel.tp=4;parallel.dp=1024")["versus"]["rows"], rows
 assert rows[0]["quantity"] == "step time" and rows[0]["change_pct"] > 0, rows[0]
+# A precision change alone: the corpus's measured pairs of that change, as the CLI quotes them.
+in_fp32 = json.load(open(R3))
+in_fp32["precision"] = "fp32"
+pairs = trnsim.run(R3, vs=in_fp32)["versus"]["corpus_pairs"]
+assert pairs == cli_json("run", R3, "--format", "json", "--vs", "precision=fp32")["versus"]["corpus_pairs"], pairs
+assert pairs["factor"] == "precision" and pairs["reversed"], pairs
 
 # validate: the CLI's one-line message, as ValueError; OSError for a missing file.
 for bad in ("negative_tp.json", "unknown_field.json", "duplicate_key.json", "does_not_fit.json", "model_is_a_path.json"):
