@@ -14,27 +14,33 @@
 
 namespace trnsim {
 
-// From validation rows (fields dataset, model, release, stated_layout, quantity, status, family,
-// hw, gpus, precision, measured, predicted, row): every pair of rows with a prediction (predicted
-// or calibration) whose dataset, model, release, stated layout, quantity and GPU count agree and
-// which differ in exactly one of precision or hardware. A row without "stated_layout" (its layout
-// was searched, not stated) pairs with nothing. Each pair runs from the lower precision (fp32 <
-// bf16-sr < mixed-bf16 < fp8 < mxfp8 < nvfp4) or the alphabetically first hardware to the other;
-// ratios are of throughput (an iteration time counts as its inverse). Identical pairs (the same
-// run under two model names, NeMo's "(tokendrop)" twins) count once.
+// From validation rows (fields dataset, model, release, stated_layout, stated_replica, quantity,
+// status, family, hw, gpus, tokens_per_step, precision, measured, predicted, row): every pair of
+// rows with a prediction (predicted or calibration) whose dataset, model, release, quantity and
+// stated layout and GPU count agree and which differ in exactly one of precision or hardware; and
+// (factor "scale") every pair whose stated replica (the layout without DP and the global batch, with
+// the batch per replica), hardware and precision agree on two GPU counts: weak scaling. A row
+// without "stated_layout" (its layout was searched, not stated) pairs with nothing. Each pair runs
+// from the lower precision (fp32 < bf16-sr < mixed-bf16 < fp8 < mxfp8 < nvfp4), the alphabetically
+// first hardware or the fewer GPUs to the other; ratios are of per-GPU throughput (an iteration time
+// counts as the step's tokens over it, a whole-cluster rate is divided by the GPUs). Identical pairs
+// (the same run under two model names, NeMo's "(tokendrop)" twins) count once.
 // Returns {"pairs": [{factor ("precision" | "hardware"), family (or "a -> b" across families),
 // from, to, dataset, model, release, rows: [from row, to row], measured_ratio, predicted_ratio,
-// ratio_error_pct, same_as (optional: the [from, to] rows of repeats, counted once)}], "hw_families": {hw: family}, "groups": [{factor, family, from, to, pairs, measured_ratio, predicted_ratio
+// ratio_error_pct, same_as (optional: the [from, to] rows of repeats, counted once)}], "hw_families": {hw: family}, "groups"
+// (scale groups also carry dataset, scale_min and scale_max, the GPU-count ratios they span): [{factor, family, from, to, pairs, measured_ratio, predicted_ratio
 // (geometric means), mean_abs_ratio_error_pct, bias_pct}]} (groups by factor, family, from, to).
 nlohmann::json paired_ratios(const nlohmann::json& rows);
 
 // For `trnsim run --vs`: when the variant changes only the precision, or only the hardware (same
-// model, GPU count, sequence and degrees), the corpus's group of that change (`paired`: what
-// paired_ratios returned, or validation.json's "paired_ratios"), so the report can say how far the
-// predicted gain held on measured pairs. {"applies": false, "reason"} otherwise; {"applies": true,
-// "factor", "family", "from", "to", "group" (or null: no such pair measured), "variant_gain"
-// (the predicted throughput ratio, variant / base)}. A hardware family comes from the corpus rows'
-// hw -> family map ("hw_families").
+// model, GPU count, sequence and degrees), or only the number of replicas (more or fewer GPUs, the
+// same batch per replica), the corpus's group of that change (`paired`: what paired_ratios
+// returned, or validation.json's "paired_ratios"), so the report can say how far the predicted
+// gain held on measured pairs. {"applies": false, "reason"} otherwise; {"applies": true, "factor",
+// "family", "from", "to", "reversed", "variant_gain" (the predicted per-GPU throughput ratio,
+// variant / base), and "group" (or null: no such pair measured) or, for scale, "groups" (the
+// family's scale groups, one per dataset)}. A hardware family comes from the corpus rows' hw ->
+// family map ("hw_families").
 nlohmann::json versus_ratio_check(const nlohmann::json& report, const nlohmann::json& paired);
 // The sentence `run --vs` prints for versus_ratio_check's result.
 std::string ratio_check_sentence(const nlohmann::json& check);

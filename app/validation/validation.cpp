@@ -249,6 +249,16 @@ std::string stated_layout_text(const ValidationCase& c) {
   return fmt::format("{}{}{}", degrees_text(w), c.recompute_by_rule ? "" : " " + recompute_text(w), w.sequence_parallel ? " SP" : "");
 }
 
+// The replica as the row states it, for weak-scaling pairs (paired_ratios): the layout without the
+// data-parallel degree and the global batch, with the batch each replica takes per step instead.
+std::string stated_replica_text(const ValidationCase& c) {
+  const Workload& w = c.workload;
+  return fmt::format("TP{} PP{}{}{} VP{} mb{} seq{} replica-batch{}{}{}", w.tp, w.pp, w.cp > 1 ? fmt::format(" CP{}", w.cp) : "",
+                     w.ep > 1 ? fmt::format(" EP{}", w.ep) : "", w.virtual_stages, w.micro_batch, w.seq_len,
+                     w.global_batch / std::max<int64_t>(1, w.dp), c.recompute_by_rule ? "" : " " + recompute_text(w),
+                     w.sequence_parallel ? " SP" : "");
+}
+
 // One row of validation.json: the case, its layout, and its prediction (or why there is none),
 // with the leave-one-dataset-out error where that fit exists.
 nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, const std::map<std::string, LeftOut>& lodo,
@@ -263,7 +273,10 @@ nlohmann::json row_result(const ValidationCase& c, const FamilyParams& params, c
     j["precision"] = to_string(c.workload.precision);
   }
   if (c.has_workload) j["layout"] = layout_text(c.workload);
-  if (c.has_workload && c.alternatives.empty()) j["stated_layout"] = stated_layout_text(c);
+  if (c.has_workload && c.alternatives.empty()) {
+    j["stated_layout"] = stated_layout_text(c);
+    if (c.workload.global_batch % std::max<int64_t>(1, c.workload.dp) == 0) j["stated_replica"] = stated_replica_text(c);
+  }
   if (!c.recompute_note.empty()) j["recompute_note"] = c.recompute_note;  // how close no recompute came
   if (!c.release.empty()) j["release"] = c.release;
   double pred = 0;

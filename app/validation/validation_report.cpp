@@ -181,21 +181,30 @@ std::string release_markdown(const nlohmann::json& by_release) {
 std::string paired_ratios_markdown(const nlohmann::json& paired) {
   if (!paired.contains("groups") || paired["groups"].empty()) return "";
   std::string o =
-      "\n## Comparisons: a change of precision or hardware, measured against predicted\n\n"
+      "\n## Comparisons: a change of precision, hardware or scale, measured against predicted\n\n"
       "A planner is asked \"FP8 or BF16?\" and \"GB200 or GB300?\" more than for one absolute figure. Here, every "
       "pair of rows of one dataset, model, software release, GPU count and stated layout (a recompute the stack's "
       "rule chose does not count as stated) that differ only in the precision, or only in the hardware (calibration "
-      "rows included: a ratio of two rows is not what the fit matched). *Measured* and *predicted*: the geometric "
-      "mean of the pairs' throughput ratios, to / from; *ratio error*: predicted ratio / measured ratio − 1 "
+      "rows included: a ratio of two rows is not what the fit matched); and, as *scale*, rows of one stated replica "
+      "(the layout without the data-parallel degree, the same batch per replica) on more and fewer GPUs of one "
+      "hardware and precision: their per-GPU throughput ratio is the weak-scaling efficiency `trnsim run` reports. The "
+      "same two runs under another name count once. *Measured* and *predicted*: the geometric mean of the pairs' "
+      "per-GPU throughput ratios, to / from; *ratio error*: predicted ratio / measured ratio − 1 "
       "(positive: trnsim expects more from the change than it gave). A diagnostic: nothing here feeds a prediction; "
       "the pairs are in validation.json (`paired_ratios`).\n\n"
       "| change | family | from → to | pairs | measured | predicted | ratio error, mean abs % | bias % |\n"
       "|---|---|---|---|---|---|---|---|\n";
-  for (const auto& g : paired["groups"])
-    o += fmt::format("| {} | {} | {} → {} | {} | {:.2f}x | {:.2f}x | {:.1f} | {:+.1f} |\n", g["factor"].get<std::string>(),
-                     g["family"].get<std::string>(), g["from"].get<std::string>(), g["to"].get<std::string>(),
-                     g["pairs"].get<int>(), g["measured_ratio"].get<double>(), g["predicted_ratio"].get<double>(),
-                     g["mean_abs_ratio_error_pct"].get<double>(), g["bias_pct"].get<double>());
+  for (const auto& g : paired["groups"]) {
+    const bool scale = g.contains("dataset");
+    const std::string span = !scale ? ""
+                             : g["scale_min"] == g["scale_max"] ? fmt::format(" ({:g}x)", g["scale_min"].get<double>())
+                                                                 : fmt::format(" ({:g}-{:g}x)", g["scale_min"].get<double>(), g["scale_max"].get<double>());
+    o += fmt::format("| {} | {}{} | {} → {}{} | {} | {:.3f}x | {:.3f}x | {:.1f} | {:+.1f} |\n", g["factor"].get<std::string>(),
+                     g["family"].get<std::string>(), scale ? " (" + g["dataset"].get<std::string>() + ")" : "",
+                     g["from"].get<std::string>(), g["to"].get<std::string>(), span, g["pairs"].get<int>(),
+                     g["measured_ratio"].get<double>(), g["predicted_ratio"].get<double>(), g["mean_abs_ratio_error_pct"].get<double>(),
+                     g["bias_pct"].get<double>());
+  }
   return o;
 }
 }  // namespace

@@ -2,7 +2,11 @@
 // precision, or only in the hardware, their measured throughput ratio against the predicted one.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "paired_ratios.hpp"
 
@@ -121,9 +125,13 @@ nlohmann::json workload(const char* precision, const char* hw) {
           {"global_batch", 64}, {"virtual_stages", 1}, {"precision", precision}, {"hw", hw}};
 }
 nlohmann::json versus_report(const nlohmann::json& base, const nlohmann::json& variant, double gain, bool hw_edited = false) {
+  const double base_gpus = base["devices"].get<double>(), var_gpus = variant["devices"].get<double>();
   return {{"workload", base},
-          {"throughput", {{"tokens_per_s", 1000.0}}},
-          {"versus", {{"hardware_edited", hw_edited}, {"report", {{"workload", variant}, {"throughput", {{"tokens_per_s", 1000.0 * gain}}}}}}}};
+          {"throughput", {{"tokens_per_s", 1000.0 * base_gpus}, {"tokens_per_s_per_core", 1000.0}}},
+          {"versus",
+           {{"hardware_edited", hw_edited},
+            {"report", {{"workload", variant},
+                        {"throughput", {{"tokens_per_s", 1000.0 * gain * var_gpus}, {"tokens_per_s_per_core", 1000.0 * gain}}}}}}}};
 }
 }  // namespace
 
@@ -165,4 +173,61 @@ TEST_CASE("run --vs: a change of precision or hardware alone quotes the corpus's
   CHECK(versus_ratio_check(versus_report(workload("mixed-bf16", "gpu-a"), wider, 1.2), paired)["applies"] == false);
   CHECK(versus_ratio_check(versus_report(workload("mixed-bf16", "gpu-a"), workload("mixed-bf16", "gpu-a"), 1.2, true), paired)["applies"] == false);
   CHECK(versus_ratio_check(versus_report(workload("mixed-bf16", "gpu-a"), workload("mixed-bf16", "gpu-z"), 1.2), paired)["applies"] == false);
+}
+
+TEST_CASE("paired ratios: weak scaling pairs compare per-GPU throughput of one replica on more GPUs", "[validation][pairs]") {
+  const auto scaled = [](int id, int gpus, const char* quantity, double measured, double predicted, double tokens,
+                         const char* replica = "TP1 PP1 VP1 mb2 seq4096 replica-batch8") {
+    auto r = row(id, "mixed-bf16", "g", measured, predicted, "layout differs with DP", "R1", quantity);
+    r["gpus"] = gpus;
+    r["stated_layout"] = fmt::format("TP1 PP1 DP{} gb{}", gpus, 8 * gpus);
+    r["stated_replica"] = replica;
+    r["tokens_per_step"] = tokens;
+    return r;
+  };
+  nlohmann::json rows = nlohmann::json::array();
+  // Per GPU: 100 -> 90 tokens/s measured (0.9x), 100 -> 99 predicted (0.99x): trnsim 10 % optimistic.
+  rows.push_back(scaled(1, 8, "tokens_per_s_per_gpu", 100, 100, 0));
+  rows.push_back(scaled(2, 64, "tokens_per_s_per_gpu", 90, 99, 0));
+  // A whole-cluster rate is divided by the GPUs: 100 seq/s on 8, 720 on 64 is 0.9x per GPU.
+  auto c8 = scaled(3, 8, "cluster_seq_per_s", 100, 100, 0), c64 = scaled(4, 64, "cluster_seq_per_s", 720, 800, 0);
+  c8["dataset"] = c64["dataset"] = "e";
+  rows.push_back(c8);
+  rows.push_back(c64);
+  // An iteration time counts as the step's tokens over it: 8,000 tokens in 1.0 s on 8 GPUs and
+  // 64,000 in 1.25 s on 64 is 0.8x per GPU.
+  auto t8 = scaled(5, 8, "iteration_time", 1.0, 1.0, 8000), t64 = scaled(6, 64, "iteration_time", 1.25, 1.0, 64000);
+  t8["dataset"] = t64["dataset"] = "t";
+  rows.push_back(t8);
+  rows.push_back(t64);
+  // Another replica (a different batch per replica) is not weak scaling of the first.
+  rows.push_back(scaled(7, 16, "tokens_per_s_per_gpu", 95, 95, 0, "TP1 PP1 VP1 mb2 seq4096 replica-batch4"));
+  const auto out = paired_ratios(rows);
+  std::map<std::string, nlohmann::json> by_dataset;
+  for (const auto& g : out["groups"])
+    if (g["factor"] == "scale") by_dataset[g["dataset"].get<std::string>()] = g;
+  REQUIRE(by_dataset.size() == 3);
+  CHECK(by_dataset["d"]["pairs"] == 1);
+  CHECK(by_dataset["d"]["measured_ratio"].get<double>() == Approx(0.9));
+  CHECK(by_dataset["d"]["predicted_ratio"].get<double>() == Approx(0.99));
+  CHECK(by_dataset["d"]["bias_pct"].get<double>() == Approx(10.0));
+  CHECK(by_dataset["d"]["scale_min"].get<double>() == Approx(8.0));
+  CHECK(by_dataset["e"]["measured_ratio"].get<double>() == Approx(0.9));
+  CHECK(by_dataset["e"]["predicted_ratio"].get<double>() == Approx(1.0));
+  CHECK(by_dataset["t"]["measured_ratio"].get<double>() == Approx(0.8));
+  CHECK(by_dataset["t"]["predicted_ratio"].get<double>() == Approx(1.0));
+  // run --vs on more GPUs with the same replica quotes the family's scale groups, per dataset.
+  auto small = workload("mixed-bf16", "g"), large = workload("mixed-bf16", "g");
+  large["devices"] = 64, large["dp"] = 64, large["global_batch"] = 512;
+  nlohmann::json fam = out;
+  fam["hw_families"]["g"] = "f";
+  const auto c = versus_ratio_check(versus_report(small, large, 0.95), fam);
+  REQUIRE(c["applies"] == true);
+  CHECK(c["factor"] == "scale");
+  CHECK(c["groups"].size() == 3);
+  CHECK(c["variant_gain"].get<double>() == Approx(0.95));
+  CHECK_THAT(ratio_check_sentence(c), Catch::Contains("d 0.900x against 0.990x (1 pair(s), 8x the devices)"));
+  // More GPUs with the global batch held (strong scaling) is not such a pair.
+  large["global_batch"] = 64;
+  CHECK(versus_ratio_check(versus_report(small, large, 0.8), fam)["applies"] == false);
 }
