@@ -272,6 +272,26 @@ nlohmann::json run_compare(const CompareOptions& o) {
   for (const auto& r : results) doc["rows"].push_back(nlohmann::json::parse(r));
   doc["not_expressible"] = nlohmann::json::array();
   for (const auto& [m, why] : s.not_expressible) doc["not_expressible"].push_back({{"model", m}, {"reason", why}});
+  // What the corpus measured of weak scaling on each study chip's family (paired_ratios.hpp): the
+  // figures here are trnsim's scaling, and where it was optimistic on measured pairs a report says so.
+  const std::string validation_file = o.validation_json.empty() ? data_dir() + "/results/validation.json" : o.validation_json;
+  const nlohmann::json paired = load_json_file(validation_file).value("paired_ratios", nlohmann::json::object());
+  nlohmann::json scaling = {{"families", nlohmann::json::object()}, {"extrapolated", nlohmann::json::array()}};
+  for (const auto& h : s.hardware) {
+    const std::string family = intervals.measured_family(study_hw(h));
+    if (family.empty()) {
+      scaling["extrapolated"].push_back(h.hw);
+      continue;
+    }
+    if (scaling["families"].contains(family)) continue;
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : paired.value("groups", nlohmann::json::array()))
+      if (g["factor"] == "scale" && g["family"] == family)
+        groups.push_back({{"dataset", g["dataset"]}, {"pairs", g["pairs"]}, {"measured_ratio", g["measured_ratio"]},
+                          {"predicted_ratio", g["predicted_ratio"]}, {"scale_min", g["scale_min"]}, {"scale_max", g["scale_max"]}});
+    scaling["families"][family] = groups;
+  }
+  doc["weak_scaling_checks"] = scaling;
   // Trainium vs GPU: the cheaper of each side's rows (any precision) per model, first plan.
   doc["pairs"] = nlohmann::json::array();
   const std::string plan = prices.plans.front();

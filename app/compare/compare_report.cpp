@@ -63,6 +63,37 @@ std::string sensitivity_table(const nlohmann::json& doc, const std::string& m) {
   return o + "\n";
 }
 
+// How trnsim's weak scaling held on the corpus's measured pairs for the study chips' families
+// (compare.cpp, weak_scaling_checks): the rows below are that scaling at these chip counts.
+std::string weak_scaling_paragraph(const nlohmann::json& checks) {
+  std::string o =
+      "**Scaling, as measured.** These rows are trnsim's scaling at these chip counts. On the validation corpus's pairs "
+      "of one replica on more and fewer devices (results/validation.md, \"Comparisons\"; per-device throughput, more "
+      "over fewer, measured against predicted):";
+  int listed = 0;
+  for (auto it = checks["families"].begin(); it != checks["families"].end(); ++it) {
+    o += fmt::format("{} {}:", listed++ ? ";" : "", it.key());
+    if (it.value().empty()) {
+      o += " no pair measured";
+      continue;
+    }
+    int shown = 0;
+    for (const auto& g : it.value()) {
+      const double lo = g["scale_min"].get<double>(), hi = g["scale_max"].get<double>();
+      o += fmt::format("{} {} {:.3f}x against {:.3f}x ({} pair(s), {} the devices)", shown++ ? "," : "", g["dataset"].get<std::string>(),
+                       g["measured_ratio"].get<double>(), g["predicted_ratio"].get<double>(), g["pairs"].get<int>(),
+                       lo == hi ? fmt::format("{:g}x", lo) : fmt::format("{:g}-{:g}x", lo, hi));
+    }
+  }
+  if (!checks["extrapolated"].empty()) {
+    std::string names;
+    for (const auto& h : checks["extrapolated"]) names += (names.empty() ? "" : ", ") + h.get<std::string>();
+    o += fmt::format("; {} extrapolated (no measured row on the chip)", names);
+  }
+  return o + ". Where the measured ratio is below the predicted one, trnsim was optimistic about scaling on those pairs; rows here "
+             "on more devices than any pair measured extrapolate it.\n\n";
+}
+
 }  // namespace
 
 std::string compare_markdown(const nlohmann::json& doc) {
@@ -82,6 +113,7 @@ std::string compare_markdown(const nlohmann::json& doc) {
       "nothing checks trnsim, and the interval cannot say how far off its unmeasured parameters are. MFU is given against the BF16 peak (comparable across rows; a low-precision run can exceed 100 %) and against the dense peak of the format the linear layers run in.\n\n",
       from_dir(st["file"], "studies/"), st["seq_len"].get<int64_t>(), st["axes"].get<std::string>(), from_dir(pr["file"], "prices/"),
       pr["date"].get<std::string>(), pr["source"].get<std::string>());
+  if (doc.contains("weak_scaling_checks")) o += weak_scaling_paragraph(doc["weak_scaling_checks"]);
   std::vector<std::string> models;
   for (const auto& r : doc["rows"])
     if (std::find(models.begin(), models.end(), r["model"].get<std::string>()) == models.end()) models.push_back(r["model"]);

@@ -182,14 +182,15 @@ IntervalModel::IntervalModel(const nlohmann::json& doc, const std::string& valid
                                   "`trnsim validation`", validation_json));
 }
 
+std::string IntervalModel::measured_family(const HwSpec& hw) const {
+  for (const auto& c : measured_)
+    if (same_chip(c.bf16_tflops_per_chip, c.hbm_GBps_per_chip, bf16_per_chip(hw), hw.hbm.bandwidth_per_chip.base())) return c.family;
+  return "";
+}
+
 Interval IntervalModel::for_hw(const HwSpec& hw) const {
   Interval iv;
-  std::string family;  // empty: extrapolated
-  for (const auto& c : measured_)
-    if (same_chip(c.bf16_tflops_per_chip, c.hbm_GBps_per_chip, bf16_per_chip(hw), hw.hbm.bandwidth_per_chip.base())) {
-      family = c.family;
-      break;
-    }
+  const std::string family = measured_family(hw);  // empty: extrapolated
   iv.extrapolated = family.empty();
   iv.basis = iv.extrapolated ? "extrapolated: no measured row on this chip; every dataset's offset and spread"
              : own_family(groups_, family, "")

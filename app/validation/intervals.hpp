@@ -60,6 +60,9 @@ class IntervalModel {
   // other sections (its "ranking") parses it once (load_validation_results).
   IntervalModel(const nlohmann::json& doc, const std::string& name);
   Interval for_hw(const HwSpec& hw) const;
+  // The family whose measured rows ran on this chip (the same BF16 rate and HBM bandwidth); empty
+  // for a chip nobody measured (an extrapolated interval).
+  std::string measured_family(const HwSpec& hw) const;
   // for_hw() plus the parameter term of scenario `s`, whose step takes `step_time_s`: its
   // sensitivity to each fitted parameter of the hw file's family (the step re-simulated with the
   // parameter 1 % higher) through the in-sample fit's covariance (`trnsim run`, `compare`, `search`).

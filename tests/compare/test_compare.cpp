@@ -56,6 +56,10 @@ TEST_CASE("intervals: every dataset's offset and spread, and the basis names a m
     CHECK(iv->time_hi(2) == Approx(2 * (1 + iv->e_hi)));
   }
   CHECK_THROWS_AS(IntervalModel("/nonexistent/validation.json"), ConfigError);
+  // The family a chip was measured in, by its silicon (the same BF16 rate and HBM bandwidth).
+  CHECK(m.measured_family(load_hw_spec(hw_path("trn1.32xlarge"))) == "trainium");
+  CHECK(m.measured_family(load_hw_spec(hw_path("p5.48xlarge"))) == "h100");
+  CHECK(m.measured_family(load_hw_spec(hw_path("trn2.48xlarge"))).empty());
 }
 
 TEST_CASE("interval coverage: each row against the interval built with its whole dataset left out", "[compare][interval]") {
@@ -244,6 +248,10 @@ TEST_CASE("a compare row: $ per million tokens = price x nodes / tokens per seco
   CHECK(doc["rows"][1]["tokens_per_s"].get<double>() > doc["rows"][0]["tokens_per_s"].get<double>());
   CHECK_FALSE(compare_markdown(doc).empty());
   CHECK(compare_svg(doc).find("<svg") == 0);
+  // The corpus's weak-scaling pairs for the study chips' families: trn2 has none (extrapolated).
+  CHECK(doc["weak_scaling_checks"]["extrapolated"] == nlohmann::json::array({"trn2.48xlarge"}));
+  CHECK(doc["weak_scaling_checks"]["families"].empty());
+  CHECK_THAT(compare_markdown(doc), Catch::Contains("**Scaling, as measured.**") && Catch::Contains("trn2.48xlarge extrapolated"));
   // A hardware the price file does not list is refused before any search runs.
   const auto unpriced = write_tmp("study_unpriced.json", R"({
     "name": "t", "description": "test study", "prices": "prices/aws-2026-11.json", "seq_len": 4096,
