@@ -1,12 +1,14 @@
-// paired_ratios.hpp — what a change of precision or of hardware does, measured against predicted.
-// Why: a planner is used for comparisons ("FP8 or BF16?", "GB200 or GB300?") more than for one
-// absolute figure, and a comparison can be wrong while both absolute errors look moderate (two
-// rows at -10 % and +20 % are each "within 20 %", their ratio is 33 % off). The corpus holds such
-// comparisons directly: rows of one dataset, model, software release and stated layout that
-// differ only in the precision, or only in the hardware. Their measured ratio is a fact no fit
-// touches; trnsim's predicted ratio of the same two rows says whether the mechanism behind the
-// change (a dtype's GEMM rate and cast costs, a chip's rates and links) is right. A diagnostic,
-// like error_anatomy: nothing here feeds a prediction.
+// paired_ratios.hpp — what a change of precision, of hardware or of scale does, measured against
+// predicted.
+// Why: a planner is used for comparisons ("FP8 or BF16?", "GB200 or GB300?", "what do more nodes
+// buy?") more than for one absolute figure, and a comparison can be wrong while both absolute
+// errors look moderate (two rows at -10 % and +20 % are each "within 20 %", their ratio is 33 %
+// off). The corpus holds such comparisons directly: rows of one dataset, model, software release
+// and stated layout that differ only in the precision, or only in the hardware, and rows of one
+// replica on more and fewer devices (weak scaling). Their measured ratio is a fact no fit touches;
+// trnsim's predicted ratio of the same two rows says whether the mechanism behind the change (a
+// dtype's GEMM rate and cast costs, a chip's rates and links, the collectives that grow with the
+// cluster) is right. A diagnostic, like error_anatomy: nothing here feeds a prediction.
 #pragma once
 #include <nlohmann/json.hpp>
 
