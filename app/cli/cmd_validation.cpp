@@ -202,7 +202,7 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
     std::cout << report;
     // The comparisons this row is half of (paired_ratios.hpp), as results/validation.json recorded them.
     const std::string pairs = row_pairs_text(load_validation_results(false).paired, c.dataset, c.row);
-    if (!pairs.empty()) std::cout << "comparisons with rows that differ only in precision or hardware (results/validation.json):\n" << pairs;
+    if (!pairs.empty()) std::cout << "comparisons with rows that differ only in precision, hardware or scale (results/validation.json):\n" << pairs;
     if (sensitivity && c.measured > 0) std::cout << single_resource_reading(report_json, signed_error(c, predicted));
     if (!workload_file.empty() && step_s > 0) {
       ValidationCase ran = c;

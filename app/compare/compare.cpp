@@ -246,7 +246,10 @@ nlohmann::json run_compare(const CompareOptions& o) {
   const std::string price_file = o.prices.empty() ? data_path(s.prices) : o.prices;
   const PriceFile prices = load_price_file(price_file);
   for (const auto& h : s.hardware) prices.price(h.hw, prices.plans.front());  // every hw priced (else a clear error)
-  const IntervalModel intervals(o.validation_json.empty() ? data_dir() + "/results/validation.json" : o.validation_json);
+  // validation.json, parsed once: the intervals and the weak-scaling checks below both read it.
+  const std::string validation_file = o.validation_json.empty() ? data_dir() + "/results/validation.json" : o.validation_json;
+  const nlohmann::json validation_doc = load_json_file(validation_file);
+  const IntervalModel intervals(validation_doc, validation_file);
   std::vector<std::string> low(s.hardware.size());  // each hardware's fastest low precision ("" if none)
   for (size_t h = 0; h < s.hardware.size(); ++h) low[h] = best_low_precision(study_hw(s.hardware[h]));
   std::vector<Cell> cells;
@@ -274,8 +277,7 @@ nlohmann::json run_compare(const CompareOptions& o) {
   for (const auto& [m, why] : s.not_expressible) doc["not_expressible"].push_back({{"model", m}, {"reason", why}});
   // What the corpus measured of weak scaling on each study chip's family (paired_ratios.hpp): the
   // figures here are trnsim's scaling, and where it was optimistic on measured pairs a report says so.
-  const std::string validation_file = o.validation_json.empty() ? data_dir() + "/results/validation.json" : o.validation_json;
-  const nlohmann::json paired = load_json_file(validation_file).value("paired_ratios", nlohmann::json::object());
+  const nlohmann::json paired = validation_doc.value("paired_ratios", nlohmann::json::object());
   nlohmann::json scaling = {{"families", nlohmann::json::object()}, {"extrapolated", nlohmann::json::array()}};
   for (const auto& h : s.hardware) {
     const std::string family = intervals.measured_family(study_hw(h));

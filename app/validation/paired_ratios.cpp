@@ -33,35 +33,39 @@ struct RatioRow {
   bool per_gpu;  // false: an iteration time without the step's tokens (fine within one GPU count, not across)
 };
 
-// What a pair of the factor may differ in (`varies`), and what its key holds fixed besides the
-// dataset, model, release and quantity: the stated layout and the GPU count for a precision or a
-// hardware change; for a scale change the stated replica (the layout without DP and the global
-// batch, with the batch per replica: weak scaling), the hardware and the precision.
+// What a pair may differ in, and what its key holds fixed besides the dataset, model, release and
+// quantity: the stated layout and the GPU count for a precision or a hardware change; for a scale
+// change the stated replica (the layout without DP and the global batch, with the batch per
+// replica: weak scaling), the hardware and the precision.
+enum class Change { Precision, Hardware, Scale };
 struct PairFactor {
-  const char* name;
-  const char* varies;
+  Change change;
+  const char* name;  // as validation.json names it
 };
-const PairFactor kPairFactors[] = {{"precision", "precision"}, {"hardware", "hw"}, {"scale", "gpus"}};
+const PairFactor kPairFactors[] = {{Change::Precision, "precision"}, {Change::Hardware, "hardware"}, {Change::Scale, "scale"}};
 
 std::string pair_key(const PairFactor& f, const nlohmann::json& j) {
   std::string key = j.value("dataset", "") + "|" + j.value("model", "") + "|" + j.value("release", "") + "|" + j.value("quantity", "");
-  const std::string name = f.name;
-  if (name == "scale") return key + "|" + j.value("stated_replica", "") + "|" + j.value("hw", "") + "|" + j.value("precision", "");
+  if (f.change == Change::Scale) return key + "|" + j.value("stated_replica", "") + "|" + j.value("hw", "") + "|" + j.value("precision", "");
   key += "|" + j["stated_layout"].get<std::string>() + "|" + std::to_string(j.value("gpus", 0));
-  return key + "|" + (name == "precision" ? j.value("hw", "") : j.value("precision", ""));
+  return key + "|" + (f.change == Change::Precision ? j.value("hw", "") : j.value("precision", ""));
 }
 
 // The value a pair differs in, as text ("64" GPUs for scale), and whether `a` comes first.
 std::string varied(const PairFactor& f, const nlohmann::json& j) {
-  return std::string(f.name) == "scale" ? std::to_string(j.value("gpus", 0)) : j.value(f.varies, "");
+  switch (f.change) {
+    case Change::Precision: return j.value("precision", "");
+    case Change::Hardware: return j.value("hw", "");
+    case Change::Scale: break;
+  }
+  return std::to_string(j.value("gpus", 0));
 }
 bool pairs_from_first(const PairFactor& f, const std::string& a, const std::string& b) {
-  const std::string name = f.name;
-  if (name == "precision") {
+  if (f.change == Change::Precision) {
     const int ra = precision_rank(a), rb = precision_rank(b);
     return ra != rb ? ra < rb : a < b;
   }
-  if (name == "scale") return std::stoll(a) < std::stoll(b);
+  if (f.change == Change::Scale) return std::stoll(a) < std::stoll(b);
   return a < b;
 }
 
@@ -102,7 +106,7 @@ nlohmann::json paired_ratios(const nlohmann::json& rows) {
   // scale pairs are grouped per dataset (a stack's scaling is its own; from / to read fewer / more).
   std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, RatioAcc> groups;
   for (const PairFactor& f : kPairFactors) {
-    const bool scale = std::string(f.name) == "scale";
+    const bool scale = f.change == Change::Scale;
     std::map<std::string, std::vector<const RatioRow*>> by_key;
     for (const auto& r : usable)
       if (!scale || (r.per_gpu && r.j->contains("stated_replica"))) by_key[pair_key(f, *r.j)].push_back(&r);

@@ -227,13 +227,20 @@ std::map<std::string, double> parameter_sensitivity(const ValidationCase& c, con
 }
 
 namespace {
+std::string cp_ep_text(const Workload& w) {  // " CP2 EP8", the degrees that are 1 left out
+  return (w.cp > 1 ? fmt::format(" CP{}", w.cp) : "") + (w.ep > 1 ? fmt::format(" EP{}", w.ep) : "");
+}
 std::string degrees_text(const Workload& w) {  // TP .. seq: what every layout text starts with
-  return fmt::format("TP{} PP{} DP{}{}{} VP{} mb{} gb{} seq{}", w.tp, w.pp, w.dp, w.cp > 1 ? fmt::format(" CP{}", w.cp) : "",
-                     w.ep > 1 ? fmt::format(" EP{}", w.ep) : "", w.virtual_stages, w.micro_batch, w.global_batch, w.seq_len);
+  return fmt::format("TP{} PP{} DP{}{} VP{} mb{} gb{} seq{}", w.tp, w.pp, w.dp, cp_ep_text(w), w.virtual_stages, w.micro_batch,
+                     w.global_batch, w.seq_len);
 }
 std::string recompute_text(const Workload& w) {
   return to_string(w.checkpointing) + (w.checkpoint_every > 1 ? fmt::format("-every-{}", w.checkpoint_every) : "") +
          (w.checkpoint_layers > 0 ? fmt::format("-first-{}", w.checkpoint_layers) : "");
+}
+// What a stated layout ends with: the recompute unless the stack's rule chose it, and SP.
+std::string stated_tail(const ValidationCase& c) {
+  return (c.recompute_by_rule ? "" : " " + recompute_text(c.workload)) + (c.workload.sequence_parallel ? " SP" : "");
 }
 }  // namespace
 
@@ -244,19 +251,15 @@ std::string layout_text(const Workload& w) {
 // The layout as the row states it, without its precision (paired_ratios compares rows that differ
 // in it) and without a recompute the stack's rule chose (two rows of one stated layout may get
 // different recompute where their memory differs).
-std::string stated_layout_text(const ValidationCase& c) {
-  const Workload& w = c.workload;
-  return fmt::format("{}{}{}", degrees_text(w), c.recompute_by_rule ? "" : " " + recompute_text(w), w.sequence_parallel ? " SP" : "");
-}
+std::string stated_layout_text(const ValidationCase& c) { return degrees_text(c.workload) + stated_tail(c); }
 
 // The replica as the row states it, for weak-scaling pairs (paired_ratios): the layout without the
 // data-parallel degree and the global batch, with the batch each replica takes per step instead.
 std::string stated_replica_text(const ValidationCase& c) {
   const Workload& w = c.workload;
-  return fmt::format("TP{} PP{}{}{} VP{} mb{} seq{} replica-batch{}{}{}", w.tp, w.pp, w.cp > 1 ? fmt::format(" CP{}", w.cp) : "",
-                     w.ep > 1 ? fmt::format(" EP{}", w.ep) : "", w.virtual_stages, w.micro_batch, w.seq_len,
-                     w.global_batch / std::max<int64_t>(1, w.dp), c.recompute_by_rule ? "" : " " + recompute_text(w),
-                     w.sequence_parallel ? " SP" : "");
+  return fmt::format("TP{} PP{}{} VP{} mb{} seq{} replica-batch{}", w.tp, w.pp, cp_ep_text(w), w.virtual_stages, w.micro_batch,
+                     w.seq_len, w.global_batch / std::max<int64_t>(1, w.dp)) +
+         stated_tail(c);
 }
 
 // One row of validation.json: the case, its layout, and its prediction (or why there is none),
