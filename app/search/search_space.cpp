@@ -324,6 +324,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     w.execution = st.execution;
     w.schedule = st.schedule;
     w.pp_scatter_gather = w.tp > 1 && st.pp_scatter_gather;
+    w.pp_overlap = st.pp_overlap;
     w.tp_overlap_forward = w.tp_overlap && st.tp_overlap_forward;  // how the stack overlaps, where it does
     w.moe_load_imbalance = st.moe_load_imbalance;
     w.moe_dispatcher = st.moe_dispatcher;

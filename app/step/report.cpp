@@ -108,6 +108,7 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
                    {"model_parameters", s.model.total_parameters()}};
   if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
   if (w.fp8_param_gather) j["workload"]["fp8_param_gather"] = true;
+  if (w.pp_overlap_applies()) j["workload"]["pp_overlap"] = true;
   if (w.has_bf16_layers()) j["workload"]["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
   if (w.attention_kernel != AttentionKernel::Native) j["workload"]["attention_kernel"] = to_string(w.attention_kernel);
   // The native flash kernel's published rate where the chip has one (HwSpec::fused_attention_tflops).
@@ -335,7 +336,8 @@ std::string render_text(const nlohmann::json& j) {
                        (w.contains("attention_kernel_TFLOPS")
                             ? fmt::format(" at {:.0f} TFLOPS (published kernel rate)", w["attention_kernel_TFLOPS"].get<double>())
                             : ""),
-                   w["virtual_stages"].get<int64_t>(),
+                   fmt::format("{}{}", w["virtual_stages"].get<int64_t>(),
+                               w.value("pp_overlap", false) ? " (p2p overlapped with compute)" : ""),
                    w["execution"].get<std::string>());
   if (w.contains("document_tokens"))
     o += fmt::format("  packed documents of {} tokens: attention runs within each document\n", w["document_tokens"].get<int64_t>());

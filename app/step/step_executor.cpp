@@ -23,6 +23,9 @@ namespace {
 struct ProgramState {
   int fwd_done = 0, bwd_done = 0;
   sc_core::sc_event progressed;
+  // With pp_overlap: inputs (activations, gradients) that have crossed the link to this program.
+  int fwd_arrived = 0, bwd_arrived = 0;
+  sc_core::sc_event arrived;
   std::vector<double> duration;  // per vertex, seconds (compute ops)
   std::vector<std::array<double, kQueues>> busy;  // per vertex: each engine queue's TLM busy time
 };
@@ -343,8 +346,9 @@ class Executor {
     result_.stages[static_cast<size_t>(r)].bubble_s += now() - t;
   }
 
-  void p2p(int r, int k, const std::string& name) {
-    const double t = now();
+  // The transfer into program k (booked on its rank r's links): the activation or gradient, and
+  // with pipeline scatter/gather its all-gather inside the TP group.
+  void transfer(int r, int k, const std::string& name) {
     Op op;
     op.kind = OpKind::SendRecv;
     op.engine = Engine::Collective;
@@ -360,6 +364,32 @@ class Executor {
       op.label = name + ".gather";
       collective(r, op, track(r, "pp"));
     }
+  }
+
+  // A blocking transfer: the receiving rank r waits it out once the sender is done.
+  void p2p(int r, int k, const std::string& name) {
+    const double t = now();
+    transfer(r, k, name);
+    result_.stages[static_cast<size_t>(r)].pp_comm_s += now() - t;
+  }
+
+  // pp_overlap: program `to`'s input starts across the link as soon as its producer's pass ends,
+  // in its own thread, while the sender goes on computing (Megatron-Core's overlap_p2p_comm posts
+  // isend / irecv and waits for them only before the pass that needs the data).
+  void send_async(int to, bool forward, const std::string& name) {
+    const int rr = to % static_cast<int>(s_.plan.ranks);
+    p_.threads().run([this, rr, to, forward, name] {
+      transfer(rr, to, name);
+      auto& dst = prog_[static_cast<size_t>(to)];
+      ++(forward ? dst.fwd_arrived : dst.bwd_arrived);
+      dst.arrived.notify(sc_core::SC_ZERO_TIME);
+    });
+  }
+  // Rank r waits for the count-th input of program k to arrive; the wait is exposed PP communication.
+  void wait_arrival(int r, int k, bool forward, int count) {
+    auto& ps = prog_[static_cast<size_t>(k)];
+    const double t = now();
+    while ((forward ? ps.fwd_arrived : ps.bwd_arrived) < count) sc_core::wait(ps.arrived);
     result_.stages[static_cast<size_t>(r)].pp_comm_s += now() - t;
   }
 
@@ -369,6 +399,7 @@ class Executor {
     const int p = static_cast<int>(s_.plan.ranks), v = static_cast<int>(s_.plan.virtual_stages);
     const int programs = p * v;
     const int m = static_cast<int>(m_);
+    const bool p2p_async = s_.workload.pp_overlap_applies();
     // Lazy-tensor host (hw host.trace_s): the host traces each forward / backward graph in
     // order, starting at once and running ahead of the device (asynchronous execution); a
     // graph cannot start on the device before it is traced.
@@ -388,14 +419,17 @@ class Executor {
       if (slot.forward) {
         if (k > 0) {
           wait_for(r, k - 1, true, slot.mb + 1);
-          p2p(r, k, "recv_activation");
+          if (p2p_async) wait_arrival(r, k, true, slot.mb + 1);
+          else p2p(r, k, "recv_activation");
         }
         run_ops(r, k, st.forward, /*reduces=*/false, slot.pair);
         ++ps.fwd_done;
+        if (p2p_async && k < programs - 1) send_async(k + 1, true, "recv_activation");
       } else {
         if (k < programs - 1) {
           wait_for(r, k + 1, false, slot.mb + 1);
-          p2p(r, k, "recv_gradient");
+          if (p2p_async) wait_arrival(r, k, false, slot.mb + 1);
+          else p2p(r, k, "recv_gradient");
         }
         const bool reduces = reduces_after(slot.mb);
         run_ops(r, k, st.backward, reduces, slot.pair);
@@ -407,6 +441,7 @@ class Executor {
           if (slot.mb != m - 1) times.dp_exposed_s += drain(r);
         }
         ++ps.bwd_done;
+        if (p2p_async && k > 0) send_async(k - 1, false, "recv_gradient");
       }
       ps.progressed.notify(sc_core::SC_ZERO_TIME);
     }

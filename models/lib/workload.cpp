@@ -141,6 +141,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
       p.fail("tp_overlap_forward", "overlaps the forward's TP collectives too, and tp_overlap is false; set tp_overlap true or "
                                    "remove tp_overlap_forward");
     w.pp_scatter_gather = p.boolean_or("pp_scatter_gather", false);
+    w.pp_overlap = p.boolean_or("pp_overlap", false);
     w.ep_overlap = p.boolean_or("ep_overlap", false);
     w.fsdp_shard = p.choice_or("fsdp_shard", "separate", {"separate", "master"}) == "master" ? Workload::FsdpShard::Master
                                                                                             : Workload::FsdpShard::Separate;
@@ -347,7 +348,7 @@ std::string workload_to_json(const Workload& w) {
   j["parallel"] = {{"tp", w.tp}, {"pp", w.pp}, {"dp", w.dp}, {"sequence_parallel", w.sequence_parallel},
                    {"zero", w.zero}, {"schedule", to_string(w.schedule)}, {"virtual_stages", w.virtual_stages}, {"tp_overlap", w.tp_overlap},
                    {"tp_overlap_forward", w.tp_overlap_forward},
-                   {"pp_scatter_gather", w.pp_scatter_gather}, {"overlap_dp", w.overlap_dp},
+                   {"pp_scatter_gather", w.pp_scatter_gather}, {"pp_overlap", w.pp_overlap}, {"overlap_dp", w.overlap_dp},
                    {"grad_reduce", grad_reduce_name(w)}};
   if (w.ep > 1) j["parallel"]["ep"] = w.ep;
   if (w.etp > 1) j["parallel"]["etp"] = w.etp;

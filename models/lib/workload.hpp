@@ -254,6 +254,12 @@ struct Workload {
   // link and the receivers all-gather it inside the TP group (Megatron-LM 2021-2022
   // scatter_gather_tensors_in_pipeline, default on; no effect with SP, whose tensor is split).
   bool pp_scatter_gather = false;
+  // Pipeline sends / receives beside compute (Megatron-Core overlap_p2p_comm): a pass's output
+  // starts across the link when the pass ends and the receiving stage waits only for its arrival.
+  // Megatron-Core overlaps only the interleaved schedule's p2p: it applies with virtual_stages > 1
+  // (pp_overlap_applies); otherwise the receiver waits out a blocking transfer after the sender ends.
+  bool pp_overlap = false;
+  bool pp_overlap_applies() const { return pp_overlap && pp > 1 && virtual_stages > 1; }
   // When gradients cross the DP group: once per step after the last micro-batch (PyTorch
   // DDP no_sync, Megatron, DeepSpeed ZeRO-0/1) or after every micro-batch's backward
   // (DeepSpeed ZeRO-2 and DDP without no_sync), which multiplies DP traffic by grad_accum.

@@ -155,6 +155,44 @@ TEST_CASE("pipeline scatter/gather: 1/tp of the activation crosses nodes, then a
   CHECK(s.plan.stages[0].p2p_gather_bytes.base() == 0);
 }
 
+// Megatron-Core's overlap_p2p_comm (parallel.pp_overlap): in the interleaved schedule a chunk's
+// output starts across the link when its pass ends and the receiver waits only for its arrival.
+// Bounds: free links <= overlapped <= blocking; the compute is the same; without interleaving
+// (virtual_stages 1) Megatron-Core does not overlap and the setting changes nothing.
+TEST_CASE("pipeline p2p overlap: between free links and blocking transfers, interleaved only", "[run][pp]") {
+  auto w = workload("llama2-7b", "dgx-a100-80g", 2, 8, 2, 1, 1, 8, 4096);  // one stage per node
+  w.precision = Precision::MixedBF16;
+  w.fp32_grads = true;
+  w.virtual_stages = 4;
+  auto s = make_scenario(w, true);
+  s.hw.inter.nic_bandwidth = gigabytes_per_s(25);  // a slow network: each transfer ~ a chunk's pass
+  const auto blocking = execute_step(s);
+  s.workload.pp_overlap = true;
+  REQUIRE(s.workload.pp_overlap_applies());
+  const auto overlapped = execute_step(s);
+  auto free = s;
+  free.workload.pp_overlap = false;
+  free.hw.inter.nic_bandwidth = gigabytes_per_s(1e12);
+  free.hw.inter.latency_s = 0;
+  const auto no_link = execute_step(free);
+  INFO("step: blocking " << blocking.step_time_s << " s, overlapped " << overlapped.step_time_s << " s, free links "
+                         << no_link.step_time_s << " s; exposed PP comm of stage 1: " << blocking.stages[1].pp_comm_s
+                         << " / " << overlapped.stages[1].pp_comm_s << " s");
+  REQUIRE(blocking.stages[1].pp_comm_s > 0.05 * blocking.step_time_s);  // the transfers matter here
+  CHECK(overlapped.step_time_s < blocking.step_time_s);
+  CHECK(overlapped.step_time_s >= no_link.step_time_s * (1 - 1e-9));
+  CHECK(overlapped.stages[1].pp_comm_s < blocking.stages[1].pp_comm_s);
+  for (size_t r = 0; r < 2; ++r) CHECK(overlapped.stages[r].compute_s == Approx(blocking.stages[r].compute_s).epsilon(1e-12));
+  // Without interleaving the setting does not apply.
+  s.workload.virtual_stages = 1;
+  s.plan = build_step_plan(s.model, s.workload);
+  CHECK_FALSE(s.workload.pp_overlap_applies());
+  const auto plain_on = execute_step(s);
+  s.workload.pp_overlap = false;
+  const auto plain_off = execute_step(s);
+  CHECK(plain_on.step_time_s == Approx(plain_off.step_time_s).epsilon(1e-12));
+}
+
 // Lazy-tensor host (hw host.trace_s): the host traces each graph, running ahead of the device.
 
 // Issue 26: transcendentals (SiLU, softmax's exp, the optimizer's sqrt) and half of the PSUM
