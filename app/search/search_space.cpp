@@ -332,6 +332,7 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
     // Its optimizer numerics, FSDP schedule and kernel fusion (eager or compiled), as `trnsim run`
     // of the same workload under the profile has them.
     w.master_weights = st.master_weights;
+    w.master_remainders = st.master_remainders && w.fp32_master();  // the profile's rule: where a master exists
     w.optimizer_state_dtype = st.optimizer_state_dtype;
     w.fsdp_reshard_after_forward = st.fsdp_reshard_after_forward;
     w.fsdp_prefetch = st.fsdp_prefetch;

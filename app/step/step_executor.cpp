@@ -23,8 +23,9 @@ namespace {
 struct ProgramState {
   int fwd_done = 0, bwd_done = 0;
   sc_core::sc_event progressed;
-  // With pp_overlap: inputs (activations, gradients) that have crossed the link to this program.
-  int fwd_arrived = 0, bwd_arrived = 0;
+  // With pp_overlap: inputs (activations, gradients) that have crossed the link to this program,
+  // and which of its passes receive theirs overlapped (steady-state slots), per micro-batch.
+  std::vector<char> fwd_async, bwd_async, fwd_arrived, bwd_arrived;
   sc_core::sc_event arrived;
   std::vector<double> duration;  // per vertex, seconds (compute ops)
   std::vector<std::array<double, kQueues>> busy;  // per vertex: each engine queue's TLM busy time
@@ -69,6 +70,7 @@ class Executor {
     prog_ = std::vector<ProgramState>(n);
     rank_ = std::vector<RankState>(ranks);
     ep_pending_.assign(ranks, {});
+    if (s_.workload.pp_overlap_applies()) mark_async_receives();
     result_.stages.assign(ranks, StageTimes{});
     // Op timing pre-pass (memoised; drives its own sc_start runs).
     for (size_t i = 0; i < n; ++i) {
@@ -366,6 +368,25 @@ class Executor {
     }
   }
 
+  // pp_overlap: Megatron-Core overlaps the steady state's sends and receives; in warm-up and
+  // flush they stay blocking (overlap_p2p_comm_warmup_flush off by default; the Megatron-Bridge
+  // guide, frameworks.md 3 d). Which passes receive overlapped: the rank schedule's paired slots.
+  void mark_async_receives() {
+    const int p = static_cast<int>(s_.plan.ranks), v = static_cast<int>(s_.plan.virtual_stages), m = static_cast<int>(m_);
+    for (auto& ps : prog_)
+      for (auto* a : {&ps.fwd_async, &ps.bwd_async, &ps.fwd_arrived, &ps.bwd_arrived}) a->assign(static_cast<size_t>(m), 0);
+    for (int r = 0; r < p; ++r)
+      for (const Slot& slot : rank_schedule(s_.workload.schedule, p, r, m, v)) {
+        auto& ps = prog_[static_cast<size_t>(slot.chunk * p + r)];
+        (slot.forward ? ps.fwd_async : ps.bwd_async)[static_cast<size_t>(slot.mb)] = slot.pair != 0;
+      }
+  }
+  bool receives_async(int k, bool forward, int mb) const {
+    const auto& ps = prog_[static_cast<size_t>(k)];
+    const auto& a = forward ? ps.fwd_async : ps.bwd_async;
+    return static_cast<size_t>(mb) < a.size() && a[static_cast<size_t>(mb)];
+  }
+
   // A blocking transfer: the receiving rank r waits it out once the sender is done.
   void p2p(int r, int k, const std::string& name) {
     const double t = now();
@@ -376,20 +397,21 @@ class Executor {
   // pp_overlap: program `to`'s input starts across the link as soon as its producer's pass ends,
   // in its own thread, while the sender goes on computing (Megatron-Core's overlap_p2p_comm posts
   // isend / irecv and waits for them only before the pass that needs the data).
-  void send_async(int to, bool forward, const std::string& name) {
+  void send_async(int to, bool forward, int mb, const std::string& name) {
     const int rr = to % static_cast<int>(s_.plan.ranks);
-    p_.threads().run([this, rr, to, forward, name] {
+    p_.threads().run([this, rr, to, forward, mb, name] {
       transfer(rr, to, name);
       auto& dst = prog_[static_cast<size_t>(to)];
-      ++(forward ? dst.fwd_arrived : dst.bwd_arrived);
+      (forward ? dst.fwd_arrived : dst.bwd_arrived)[static_cast<size_t>(mb)] = 1;
       dst.arrived.notify(sc_core::SC_ZERO_TIME);
     });
   }
-  // Rank r waits for the count-th input of program k to arrive; the wait is exposed PP communication.
-  void wait_arrival(int r, int k, bool forward, int count) {
+  // Rank r waits for micro-batch mb's input of program k to arrive; the wait is exposed PP communication.
+  void wait_arrival(int r, int k, bool forward, int mb) {
     auto& ps = prog_[static_cast<size_t>(k)];
+    const auto& in = forward ? ps.fwd_arrived : ps.bwd_arrived;
     const double t = now();
-    while ((forward ? ps.fwd_arrived : ps.bwd_arrived) < count) sc_core::wait(ps.arrived);
+    while (!in[static_cast<size_t>(mb)]) sc_core::wait(ps.arrived);
     result_.stages[static_cast<size_t>(r)].pp_comm_s += now() - t;
   }
 
@@ -419,16 +441,16 @@ class Executor {
       if (slot.forward) {
         if (k > 0) {
           wait_for(r, k - 1, true, slot.mb + 1);
-          if (p2p_async) wait_arrival(r, k, true, slot.mb + 1);
+          if (p2p_async && slot.pair != 0) wait_arrival(r, k, true, slot.mb);
           else p2p(r, k, "recv_activation");
         }
         run_ops(r, k, st.forward, /*reduces=*/false, slot.pair);
         ++ps.fwd_done;
-        if (p2p_async && k < programs - 1) send_async(k + 1, true, "recv_activation");
+        if (p2p_async && k < programs - 1 && receives_async(k + 1, true, slot.mb)) send_async(k + 1, true, slot.mb, "recv_activation");
       } else {
         if (k < programs - 1) {
           wait_for(r, k + 1, false, slot.mb + 1);
-          if (p2p_async) wait_arrival(r, k, false, slot.mb + 1);
+          if (p2p_async && slot.pair != 0) wait_arrival(r, k, false, slot.mb);
           else p2p(r, k, "recv_gradient");
         }
         const bool reduces = reduces_after(slot.mb);
@@ -441,7 +463,7 @@ class Executor {
           if (slot.mb != m - 1) times.dp_exposed_s += drain(r);
         }
         ++ps.bwd_done;
-        if (p2p_async && k > 0) send_async(k - 1, false, "recv_gradient");
+        if (p2p_async && k > 0 && receives_async(k - 1, false, slot.mb)) send_async(k - 1, false, slot.mb, "recv_gradient");
       }
       ps.progressed.notify(sc_core::SC_ZERO_TIME);
     }

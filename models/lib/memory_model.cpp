@@ -282,7 +282,14 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
                   : w.reduce_every_micro_batch ? Bytes(trained * gbytes + per_unit * gbytes)
                                                : Bytes(Pt * gbytes + per_unit / static_cast<double>(w.dp_cp()) * gbytes);
     b.optimizer_states = Bytes(trained * w.optimizer_state_bytes());  // first and second moments
-    if (w.fp32_master()) b.master_weights = Bytes(trained * 4.0);
+    if (w.fp32_master()) {
+      // Remainders need the BF16 parameter as their high half: linear weights kept only in FP8 /
+      // MXFP8 (fp8_param_gather, below) keep a whole FP32 master.
+      const bool lp_only = w.master_remainders && is_low_precision(lin) && w.fp8_param_gather &&
+                           fp8_param_gather_applies(w.precision, w.zero) && !w.lora.active();
+      const double linear_share = P > 0 ? std::min(1.0, in.linear_parameters / P) : 0.0;
+      b.master_weights = Bytes(trained * (w.master_bytes() + (lp_only ? 2.0 * linear_share : 0.0)));
+    }
     // Low-precision copies of the linear weights, row-wise and transposed / column-wise (TE keeps
     // both between steps; the row-wise one alone for per-tensor FP8 where the FP8 GEMM takes any
     // layout); under ZeRO-3 only the gathered pieces (two layers) hold them.

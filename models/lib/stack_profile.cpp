@@ -15,7 +15,7 @@ namespace trnsim {
 
 const std::vector<std::string>& stack_settable_fields() {
   static const std::vector<std::string> fields = {
-      "attention",         "attention_kernel",       "checkpointing",          "op_selective_saved_formats", "execution",           "grad_dtype", "master_weights", "optimizer_state_dtype",
+      "attention",         "attention_kernel",       "checkpointing",          "op_selective_saved_formats", "execution",           "grad_dtype", "master_weights", "master_remainders", "optimizer_state_dtype",
       "fp8_recipe",        "fused/qkv",              "fused/gate_up",       "fused/elementwise",   "fused/loss", "fused/softmax",   "parallel/sequence_parallel",
       "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap", "parallel/tp_overlap_forward",
       "parallel/pp_scatter_gather", "parallel/pp_overlap", "parallel/pipeline_split", "parallel/moe_load_imbalance", "parallel/moe_dispatcher", "parallel/moe_grouped_gemm",
@@ -147,6 +147,11 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
         out["parallel"]["zero"] == 2)
       continue;
     if (path == "fp8_recipe" && !fp8) continue;
+    // Master remainders, for a run that keeps an FP32 master beside BF16 parameters.
+    if (path == "master_remainders") {
+      const std::string prec = out.value("precision", std::string());
+      if (prec == "fp32" || prec == "bf16-sr" || (out.contains("master_weights") && out["master_weights"] == false)) continue;
+    }
     // fp8_param_gather for a run it applies to: FP8 / MXFP8 under the (profile's) ZeRO-1 / 2.
     if (path == "fp8_param_gather" &&
         !fp8_param_gather_applies(fp8 ? Precision::FP8 : mxfp8 ? Precision::MXFP8 : Precision::MixedBF16, int_at(out, "zero", 0)))

@@ -237,6 +237,10 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
       r.fail("master_weights", "fp32 training updates its FP32 parameters directly (no separate master copy); remove "
                                "master_weights or set false");
   }
+  w.master_remainders = r.boolean_or("master_remainders", false);
+  if (w.master_remainders && !w.fp32_master())
+    r.fail("master_remainders", "keeps the FP32 master as 16-bit remainders beside BF16 parameters, and this workload has "
+                                "no FP32 master (precision fp32 / bf16-sr, or master_weights false); remove master_remainders");
   w.optimizer_state_dtype = r.choice_or("optimizer_state_dtype", "fp32", {"fp32", "bf16"}) == "bf16" ? DType::BF16 : DType::FP32;
   std::string ck = r.choice("checkpointing", {"none", "selective", "full", "op_selective"});
   w.checkpointing = ck == "none"        ? Checkpointing::None
@@ -383,6 +387,7 @@ std::string workload_to_json(const Workload& w) {
   if (w.has_bf16_layers()) j["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
   j["grad_dtype"] = w.fp32_grads ? "fp32" : "bf16";
   if (w.master_weights) j["master_weights"] = *w.master_weights;
+  if (w.master_remainders) j["master_remainders"] = true;
   if (w.optimizer_state_dtype != DType::FP32) j["optimizer_state_dtype"] = "bf16";
   j["checkpointing"] = to_string(w.checkpointing);
   if (w.checkpointing == Checkpointing::OpSelective) {

@@ -173,11 +173,18 @@ struct Workload {
   std::optional<bool> master_weights;
   DType optimizer_state_dtype = DType::FP32;
   bool fp32_master() const { return master_weights.value_or(has_fp32_master(precision)); }
+  // The FP32 master kept as the 16 low bits beside the BF16 parameter, which holds the high ones
+  // (Megatron-Core's precision-aware optimizer, store_param_remainders; Apex's DistributedFusedAdam
+  // store_param_remainders): 2 bytes per trained parameter, not 4. A parameter held only in FP8 /
+  // MXFP8 (fp8_param_gather) has no BF16 high half and keeps its 4 bytes.
+  bool master_remainders = false;
+  // Bytes per trained parameter of the master copy, for a parameter that has a BF16 copy.
+  double master_bytes() const { return fp32_master() ? (master_remainders ? 2.0 : 4.0) : 0.0; }
   // Bytes per trained parameter of the two moments.
   double optimizer_state_bytes() const { return 2.0 * dtype_bytes(optimizer_state_dtype); }
   // Bytes per trained parameter the optimizer keeps beside the parameter: the moments and the
   // FP32 master if there is one (what its step streams and a checkpoint stores).
-  double optimizer_kept_bytes() const { return optimizer_state_bytes() + (fp32_master() ? 4.0 : 0.0); }
+  double optimizer_kept_bytes() const { return optimizer_state_bytes() + master_bytes(); }
   Checkpointing checkpointing = Checkpointing::None;
   // The policy applies to every k-th layer (global index % k == 0); the others keep all their
   // activations (torchtitan's selective layer AC, `selective_ac_option = "k"`). 1: every layer.
@@ -257,7 +264,9 @@ struct Workload {
   // Pipeline sends / receives beside compute (Megatron-Core overlap_p2p_comm): a pass's output
   // starts across the link when the pass ends and the receiving stage waits only for its arrival.
   // Megatron-Core overlaps only the interleaved schedule's p2p: it applies with virtual_stages > 1
-  // (pp_overlap_applies); otherwise the receiver waits out a blocking transfer after the sender ends.
+  // (pp_overlap_applies), and only in the steady state (warm-up and flush stay blocking,
+  // overlap_p2p_comm_warmup_flush off); otherwise the receiver waits out a blocking transfer after
+  // the sender ends.
   bool pp_overlap = false;
   bool pp_overlap_applies() const { return pp_overlap && pp > 1 && virtual_stages > 1; }
   // When gradients cross the DP group: once per step after the last micro-batch (PyTorch

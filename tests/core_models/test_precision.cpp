@@ -337,3 +337,44 @@ TEST_CASE("fp8_param_gather: refused without FP8 / MXFP8 or without a distribute
   CHECK_THROWS_WITH(parse("fp8", 3), Catch::Contains("/fp8_param_gather"));
   CHECK_THROWS_WITH(parse("nvfp4", 1), Catch::Contains("/fp8_param_gather"));
 }
+
+// Master remainders (Megatron-Core's precision-aware optimizer store_param_remainders, declared
+// for NeMo / Megatron-Bridge in stacks/nemo.json): the FP32 master is the BF16 parameter plus its
+// 16 low bits, 2 bytes per trained parameter; a linear weight held only in FP8 (fp8_param_gather)
+// has no BF16 high half and keeps 4.
+TEST_CASE("master remainders: 2 bytes per trained parameter, 4 where the weight is only FP8, by hand", "[precision]") {
+  const auto m = load_model_spec(model_path("llama2-7b"));
+  const double h = m.hidden, f = m.ffn, d = m.head_dim(), t = 2, dp = 4;
+  const double linear = m.layers * (h * (m.heads + 2 * m.kv_heads) * d + m.heads * d * h + 3 * h * f) / t;
+  auto stage0 = [&](const Workload& w) { return memory_per_stage(m, w, build_step_plan(m, w)).front(); };
+  Workload bf16 = llama_tp2(Precision::MixedBF16);
+  bf16.dp = 4;
+  bf16.global_batch = 16;
+  Workload rem = bf16;
+  rem.master_remainders = true;
+  const auto full = stage0(bf16), half = stage0(rem);
+  REQUIRE(full.master_weights.base() > 0);
+  CHECK(half.master_weights.base() == Approx(full.master_weights.base() / 2));
+  CHECK(half.weights.base() == Approx(full.weights.base()));
+  CHECK(rem.optimizer_kept_bytes() == Approx(bf16.optimizer_kept_bytes() - 2));
+  // FP8 with fp8_param_gather: the linear weights' masters stay whole (their shard: linear / dp).
+  Workload fp8 = rem;
+  fp8.precision = Precision::FP8;
+  fp8.fp8_param_gather = true;
+  CHECK(stage0(fp8).master_weights.base() == Approx(full.master_weights.base() / 2 + 2 * linear / dp));
+  fp8.fp8_param_gather = false;
+  CHECK(stage0(fp8).master_weights.base() == Approx(full.master_weights.base() / 2));
+  // Parsed, round-tripped, and refused without an FP32 master.
+  auto parse = [](const std::string& precision) {
+    return workload_from_json(nlohmann::json::parse(R"({"name": "w", "model": "llama2-7b", "hw": "dgx-h100", "nodes": 1,
+      "parallel": {"tp": 1, "pp": 1, "dp": 8, "sequence_parallel": false, "zero": 1},
+      "batch": {"micro_batch": 1, "global_batch": 8, "seq_len": 4096}, "precision": ")" + precision +
+                                                    R"(", "checkpointing": "full", "fused": {"qkv": true, "gate_up": true}, "master_remainders": true})"), "w.json");
+  };
+  const Workload w = parse("mixed-bf16");
+  CHECK(w.master_remainders);
+  CHECK(workload_from_json(nlohmann::json::parse(workload_to_json(w)), "w.json").master_remainders);
+  CHECK_THROWS_WITH(parse("fp32"), Catch::Contains("w.json") && Catch::Contains("/master_remainders") &&
+                                       Catch::Contains("no FP32 master"));
+  CHECK_THROWS_WITH(parse("bf16-sr"), Catch::Contains("/master_remainders"));
+}

@@ -432,6 +432,37 @@ TEST_CASE("stack profile: nemo's fp8_param_gather applies to FP8 / MXFP8 under Z
   CHECK_FALSE(workload_from_json(off, "w.json", stack_lookup()).fp8_param_gather);
 }
 
+// Megatron-Bridge keeps the FP32 master as remainders beside the BF16 parameters (its performance
+// guide, frameworks.md 3 e): the nemo profile sets master_remainders where there is a master.
+TEST_CASE("stack profile: nemo's master remainders apply where an FP32 master exists", "[stack][memory]") {
+  nlohmann::json j = {{"name", "n"},
+                      {"model", "llama3.1-8b"},
+                      {"hw", "dgx-b200"},
+                      {"nodes", 1},
+                      {"stack", "nemo"},
+                      {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 8}}},
+                      {"batch", {{"micro_batch", 1}, {"global_batch", 8}, {"seq_len", 8192}}},
+                      {"precision", "mixed-bf16"},
+                      {"checkpointing", "none"}};
+  auto read = [&](const nlohmann::json& k) { return workload_from_json(k, "w.json", stack_lookup()); };
+  const Workload w = read(j);
+  CHECK(w.master_remainders);
+  CHECK(has(w.stack_fields, "master_remainders = true"));
+  CHECK(w.master_bytes() == 2.0);
+  for (const char* p : {"fp32", "bf16-sr"}) {
+    auto k = j;
+    k["precision"] = p;
+    CHECK_FALSE(read(k).master_remainders);  // no master: the default is skipped, not refused
+  }
+  auto pure = j;
+  pure["master_weights"] = false;
+  CHECK_FALSE(read(pure).master_remainders);
+  auto off = j;
+  off["master_remainders"] = false;
+  CHECK_FALSE(read(off).master_remainders);
+  CHECK(read(off).master_bytes() == 4.0);
+}
+
 TEST_CASE("stack profile: the training loop's launches come from the profile, survive a round trip, and are checked", "[stack][launch]") {
   nlohmann::json j = base_workload();
   j["stack"] = "megatron-deepspeed";
