@@ -386,18 +386,25 @@ TEST_CASE("stack profile: grad_reduce per_step applies to ZeRO-3 runs, not to Ze
   CHECK_FALSE(with_stack(coded, load_stack_profile(stack_path("kempnerforge"))).reduce_every_micro_batch);
 }
 
+namespace {
+// A NeMo-profile workload (Llama 3.1 8B on one DGX B200, DP 8) for the profile's conditional defaults.
+nlohmann::json nemo_b200(const std::string& precision) {
+  return {{"name", "n"},
+          {"model", "llama3.1-8b"},
+          {"hw", "dgx-b200"},
+          {"nodes", 1},
+          {"stack", "nemo"},
+          {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 8}}},
+          {"batch", {{"micro_batch", 1}, {"global_batch", 8}, {"seq_len", 8192}}},
+          {"precision", precision},
+          {"checkpointing", "none"}};
+}
+}  // namespace
+
 // NeMo's FP8 / MXFP8 recipes keep the linear weights only in low precision (fp8_param_gather, a
 // distributed-optimizer setting): the profile sets it where it exists and nowhere else.
 TEST_CASE("stack profile: nemo's fp8_param_gather applies to FP8 / MXFP8 under ZeRO-1 / 2 only", "[stack][precision]") {
-  nlohmann::json j = {{"name", "n"},
-                      {"model", "llama3.1-8b"},
-                      {"hw", "dgx-b200"},
-                      {"nodes", 1},
-                      {"stack", "nemo"},
-                      {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 8}}},
-                      {"batch", {{"micro_batch", 1}, {"global_batch", 8}, {"seq_len", 8192}}},
-                      {"precision", "fp8"},
-                      {"checkpointing", "none"}};
+  nlohmann::json j = nemo_b200("fp8");
   auto read = [&](const std::string& precision, int zero) {
     auto k = j;
     k["precision"] = precision;
@@ -435,15 +442,7 @@ TEST_CASE("stack profile: nemo's fp8_param_gather applies to FP8 / MXFP8 under Z
 // Megatron-Bridge keeps the FP32 master as remainders beside the BF16 parameters (its performance
 // guide, frameworks.md 3 e): the nemo profile sets master_remainders where there is a master.
 TEST_CASE("stack profile: nemo's master remainders apply where an FP32 master exists", "[stack][memory]") {
-  nlohmann::json j = {{"name", "n"},
-                      {"model", "llama3.1-8b"},
-                      {"hw", "dgx-b200"},
-                      {"nodes", 1},
-                      {"stack", "nemo"},
-                      {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 8}}},
-                      {"batch", {{"micro_batch", 1}, {"global_batch", 8}, {"seq_len", 8192}}},
-                      {"precision", "mixed-bf16"},
-                      {"checkpointing", "none"}};
+  nlohmann::json j = nemo_b200("mixed-bf16");
   auto read = [&](const nlohmann::json& k) { return workload_from_json(k, "w.json", stack_lookup()); };
   const Workload w = read(j);
   CHECK(w.master_remainders);
