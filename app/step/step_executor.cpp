@@ -381,6 +381,7 @@ class Executor {
         (slot.forward ? ps.fwd_async : ps.bwd_async)[static_cast<size_t>(slot.mb)] = slot.pair != 0;
       }
   }
+  // False for every pass without pp_overlap (the tables are empty).
   bool receives_async(int k, bool forward, int mb) const {
     const auto& ps = prog_[static_cast<size_t>(k)];
     const auto& a = forward ? ps.fwd_async : ps.bwd_async;
@@ -421,7 +422,6 @@ class Executor {
     const int p = static_cast<int>(s_.plan.ranks), v = static_cast<int>(s_.plan.virtual_stages);
     const int programs = p * v;
     const int m = static_cast<int>(m_);
-    const bool p2p_async = s_.workload.pp_overlap_applies();
     // Lazy-tensor host (hw host.trace_s): the host traces each forward / backward graph in
     // order, starting at once and running ahead of the device (asynchronous execution); a
     // graph cannot start on the device before it is traced.
@@ -441,16 +441,16 @@ class Executor {
       if (slot.forward) {
         if (k > 0) {
           wait_for(r, k - 1, true, slot.mb + 1);
-          if (p2p_async && slot.pair != 0) wait_arrival(r, k, true, slot.mb);
+          if (receives_async(k, true, slot.mb)) wait_arrival(r, k, true, slot.mb);
           else p2p(r, k, "recv_activation");
         }
         run_ops(r, k, st.forward, /*reduces=*/false, slot.pair);
         ++ps.fwd_done;
-        if (p2p_async && k < programs - 1 && receives_async(k + 1, true, slot.mb)) send_async(k + 1, true, slot.mb, "recv_activation");
+        if (k < programs - 1 && receives_async(k + 1, true, slot.mb)) send_async(k + 1, true, slot.mb, "recv_activation");
       } else {
         if (k < programs - 1) {
           wait_for(r, k + 1, false, slot.mb + 1);
-          if (p2p_async && slot.pair != 0) wait_arrival(r, k, false, slot.mb);
+          if (receives_async(k, false, slot.mb)) wait_arrival(r, k, false, slot.mb);
           else p2p(r, k, "recv_gradient");
         }
         const bool reduces = reduces_after(slot.mb);
@@ -463,7 +463,7 @@ class Executor {
           if (slot.mb != m - 1) times.dp_exposed_s += drain(r);
         }
         ++ps.bwd_done;
-        if (p2p_async && k > 0 && receives_async(k - 1, false, slot.mb)) send_async(k - 1, false, slot.mb, "recv_gradient");
+        if (k > 0 && receives_async(k - 1, false, slot.mb)) send_async(k - 1, false, slot.mb, "recv_gradient");
       }
       ps.progressed.notify(sc_core::SC_ZERO_TIME);
     }

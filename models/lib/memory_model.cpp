@@ -282,13 +282,16 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
                   : w.reduce_every_micro_batch ? Bytes(trained * gbytes + per_unit * gbytes)
                                                : Bytes(Pt * gbytes + per_unit / static_cast<double>(w.dp_cp()) * gbytes);
     b.optimizer_states = Bytes(trained * w.optimizer_state_bytes());  // first and second moments
+    // fp8_param_gather: the linear weights exist only in FP8 / MXFP8, no BF16 copy beside them
+    // (frozen LoRA base weights are not the distributed optimizer's and stay BF16).
+    const bool lp_only_linears =
+        is_low_precision(lin) && w.fp8_param_gather && fp8_param_gather_applies(w.precision, w.zero) && !w.lora.active();
     if (w.fp32_master()) {
-      // Remainders need the BF16 parameter as their high half: linear weights kept only in FP8 /
-      // MXFP8 (fp8_param_gather, below) keep a whole FP32 master.
-      const bool lp_only = w.master_remainders && is_low_precision(lin) && w.fp8_param_gather &&
-                           fp8_param_gather_applies(w.precision, w.zero) && !w.lora.active();
+      // Remainders need the BF16 parameter as their high half: linear weights kept only in low
+      // precision keep a whole FP32 master.
       const double linear_share = P > 0 ? std::min(1.0, in.linear_parameters / P) : 0.0;
-      b.master_weights = Bytes(trained * (w.master_bytes() + (lp_only ? 2.0 * linear_share : 0.0)));
+      const bool whole_linear_masters = w.master_remainders && lp_only_linears;
+      b.master_weights = Bytes(trained * (w.master_bytes() + (whole_linear_masters ? 2.0 * linear_share : 0.0)));
     }
     // Low-precision copies of the linear weights, row-wise and transposed / column-wise (TE keeps
     // both between steps; the row-wise one alone for per-tensor FP8 where the FP8 GEMM takes any
@@ -298,10 +301,7 @@ std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& m, const Workload
       if (w.zero == 3 && w.dp_cp() > 1 && w.fsdp_reshard_after_forward)
         lp *= std::min(1.0, static_cast<double>(1 + w.fsdp_prefetch) / static_cast<double>(std::max<int64_t>(1, layers)));
       b.low_precision_weights = Bytes(lp * dtype_bytes(lin) * quant_rule(w).copies);
-      // fp8_param_gather: those copies are the linear weights; no BF16 one beside them (frozen
-      // LoRA base weights are not the distributed optimizer's and stay BF16).
-      if (w.fp8_param_gather && fp8_param_gather_applies(w.precision, w.zero) && !w.lora.active())
-        b.weights -= Bytes(in.linear_parameters * pbytes);
+      if (lp_only_linears) b.weights -= Bytes(in.linear_parameters * pbytes);  // those copies are the linear weights
     }
     b.in_flight = in_flight_chunks(w, rank, mbs);
     // Under full or per-op recompute the layer being recomputed holds its activations again (per-op:
