@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "collective.hpp"
+#include "fused_attention_overlap.hpp"
 #include "launch_floor.hpp"
 #include "platform.hpp"
 #include "run_kernel.hpp"
@@ -56,6 +57,7 @@ std::pair<double, double> list_work(const StageProgram& st, const std::vector<Op
   std::vector<double> d(list.size(), 0.0);
   for (size_t i = 0; i < list.size(); ++i)
     if (!st.graph[list[i]].is_collective()) d[i] = times.op_s(st.graph[list[i]]);
+  overlap_fused_attention(st, list, hw.tensor.output_tile_n(), d);
   apply_launch_floor(st, list, hw.host.op_dispatch_s(), d);
   std::array<double, 6> lane{};
   double comm = 0, chain = 0;

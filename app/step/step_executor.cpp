@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include "collective.hpp"
+#include "fused_attention_overlap.hpp"
 #include "launch_floor.hpp"
 #include "platform.hpp"
 #include "pipeline_schedule.hpp"
@@ -88,6 +89,7 @@ class Executor {
       for (const auto* list : {&st.forward, &st.backward, &st.optimizer}) {
         d.resize(list->size());
         for (size_t k = 0; k < list->size(); ++k) d[k] = prog_[i].duration[(*list)[k]];
+        overlap_fused_attention(st, *list, s_.hw.tensor.output_tile_n(), d);
         apply_launch_floor(st, *list, s_.hw.host.op_dispatch_s(), d);
         for (size_t k = 0; k < list->size(); ++k) prog_[i].duration[(*list)[k]] = d[k];
       }

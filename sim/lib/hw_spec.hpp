@@ -23,6 +23,9 @@ struct TensorSpec {
   // Many-array devices (GPUs): the output tile one array (SM) computes at a time, M x N (a
   // cuBLAS / CUTLASS CTA tile); tiles run in waves over the arrays. 0: max_moving x cols.
   int tile_m = 0, tile_n = 0;
+  // Output columns one array computes per tile (tile_n, else the array's width); a flash kernel
+  // steps over its key columns in tiles this wide (app/step/fused_attention_overlap.hpp).
+  int output_tile_n() const { return tile_n > 0 ? tile_n : cols; }
   double fp32_slowdown = 4;     // FP32 matmul runs this many times slower than BF16
   double efficiency = 1.0;      // calibrated: achieved fraction of matmul issue slots (see results/calibration.md)
   // The same for GEMMs on FP8 / MXFP8 / NVFP4 operands (a separate fitted parameter: narrower

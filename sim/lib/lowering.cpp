@@ -73,7 +73,7 @@ std::vector<Unit> gemm_units(const Op& op, const HwSpec& hw) {
     // L2 blocks below only pace the loads, each taking its share of the compute. Like cuBLAS's
     // heuristic, the library picks the tile (the largest, or halved in M and / or N) that finishes
     // first, so small GEMMs are not stuck with one under-filled wave of large tiles.
-    const int64_t tm0 = t.tile_m > 0 ? t.tile_m : t.max_moving, tn0 = t.tile_n > 0 ? t.tile_n : t.cols;
+    const int64_t tm0 = t.tile_m > 0 ? t.tile_m : t.max_moving, tn0 = t.output_tile_n();
     double total_cycles = 0;
     int64_t tm = tm0, tn = tn0;  // the tile the library picks
     // (Tiles below 128 x 64 are left out: they cannot keep the tensor cores at full rate.)

@@ -181,15 +181,17 @@ PY
 
 # The DP stream (session 21): ZeRO-2 and ZeRO-3 layouts reduce every micro-batch and ZeRO-3 gathers
 # every piece twice; the bound counts that stream (gathers and buckets one at a time on idle links)
-# and the buckets that must follow the last backward. Exact on 14,178 layouts, and tight: some
-# layout's bound is its simulated step to within the rounding allowance (the stream binds).
-exact dpstream --model hlat-7b --hw p4d.24xlarge,trn1.32xlarge --nodes 2 --seq 1024 --global-batch 128 \
+# and the buckets that must follow the last backward. Exact on 4,472 layouts of two p4d nodes, and
+# tight: some layout's bound is its simulated step to within the rounding allowance (the stream
+# binds). (Session 45: p4d alone; with trn1 beside it, 14,178 layouts and 3.5x the time, whose bound
+# stayed within 0.99 of any step: the tight layouts are p4d's.)
+exact dpstream --model hlat-7b --hw p4d.24xlarge --nodes 2 --seq 1024 --global-batch 128 \
       --axes "zero=2,3;attention=flash;fused=on" --top-k 10
 python3 - "$tmp" <<'PY'
 import json, sys
 t = sys.argv[1]
 bb, ex = json.load(open(f"{t}/dpstream-bb.json")), json.load(open(f"{t}/dpstream-ex.json"))
-assert ex["counts"]["fits"] >= 10000, ex["counts"]
+assert ex["counts"]["fits"] >= 4000, ex["counts"]
 ratio = ex["stats"]["largest_bound_to_step_ratio"]
 assert 0.999 < ratio <= 1.0, ratio
 assert bb["counts"]["simulated"] < ex["counts"]["simulated"] / 4, (bb["counts"], ex["counts"])
