@@ -22,9 +22,9 @@
 
 namespace trnsim {
 
-// `d[i]` holds the device time of list[i]. In every run of consecutive fused-attention ops (on-chip
-// operands, no collective between) the non-GEMM ops' times are scaled so the run lasts T above;
-// GEMM times are kept. `key_tile`: key columns per pipeline step (>= 1).
+// `d[i]` holds the device time of list[i]. In every fused run (fused_runs.hpp) of a native kernel
+// the non-GEMM ops' times are scaled so the run lasts T above; GEMM times are kept. `key_tile`: key
+// columns per pipeline step (>= 1).
 void overlap_fused_attention(const StageProgram& st, const std::vector<OpVertex>& list, int64_t key_tile,
                              std::vector<double>& d);
 

@@ -3,30 +3,21 @@
 
 #include <algorithm>
 
+#include "fused_runs.hpp"
+
 namespace trnsim {
 
 void apply_launch_floor(const StageProgram& st, const std::vector<OpVertex>& list, double dispatch_s, std::vector<double>& d) {
   if (dispatch_s <= 0) return;
-  auto fused = [&](size_t i) {
+  for (size_t i = 0; i < list.size(); ++i) {
     const Op& o = st.graph[list[i]];
-    return !o.is_collective() && (o.onchip_in || o.onchip_out);
-  };
-  for (size_t i = 0; i < list.size();) {
-    if (st.graph[list[i]].is_collective()) {
-      ++i;
-      continue;
-    }
-    if (!fused(i)) {
-      d[i] = std::max(d[i], dispatch_s * st.graph[list[i]].launches);
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    double total = 0;
-    for (; j < list.size() && fused(j); ++j) total += d[j];
-    d[i] += std::max(0.0, dispatch_s - total);
-    i = j;
+    if (!o.is_collective() && !in_fused_run(o)) d[i] = std::max(d[i], dispatch_s * o.launches);
   }
+  for_each_fused_run(st, list, [&](size_t begin, size_t end) {
+    double total = 0;
+    for (size_t k = begin; k < end; ++k) total += d[k];
+    d[begin] += std::max(0.0, dispatch_s - total);
+  });
 }
 
 }  // namespace trnsim

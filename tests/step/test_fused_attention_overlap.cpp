@@ -25,7 +25,7 @@ Workload b200(int64_t seq, AttentionKernel kernel) {
   w.zero = 1;
   return w;
 }
-bool is_flash(const Op& o) { return !o.is_collective() && o.fused_attention && (o.onchip_in || o.onchip_out); }
+bool is_flash(const Op& o) { return !o.is_collective() && o.fused_attention && (o.onchip_in || o.onchip_out); }  // by hand, not fused_runs.hpp
 
 // Applies the overlap with GEMMs at `g` and other ops at `v` each; checks every flash run by hand
 // (the closed form) and every other op untouched. Returns the number of runs checked.
