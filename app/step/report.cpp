@@ -114,6 +114,9 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   // The native flash kernel's published rate where the chip has one (HwSpec::fused_attention_tflops).
   if (w.attention == Attention::Flash && s.hw.tensor.fused_attention_tflops > 0)
     j["workload"]["attention_kernel_TFLOPS"] = s.hw.tensor.fused_attention_tflops / s.hw.tensor.attention_slowdown_of(w.attention_kernel);
+  // Without one, the native kernel's softmax runs beside its GEMMs (fused_attention_overlap.hpp).
+  else if (w.attention == Attention::Flash && w.attention_kernel == AttentionKernel::Native)
+    j["workload"]["attention_softmax_overlapped"] = true;
   if (w.checkpoint_every > 1) j["workload"]["checkpoint_every"] = w.checkpoint_every;
   if (w.checkpoint_layers > 0) j["workload"]["checkpoint_layers"] = w.checkpoint_layers;
   // Per-op selective AC that does not save this run's low-precision GEMMs: its linears are recomputed.
@@ -335,7 +338,8 @@ std::string render_text(const nlohmann::json& j) {
                        (w.contains("attention_kernel") ? fmt::format(" ({})", w["attention_kernel"].get<std::string>()) : "") +
                        (w.contains("attention_kernel_TFLOPS")
                             ? fmt::format(" at {:.0f} TFLOPS (published kernel rate)", w["attention_kernel_TFLOPS"].get<double>())
-                            : ""),
+                            : "") +
+                       (w.value("attention_softmax_overlapped", false) ? " (softmax beside its GEMMs)" : ""),
                    fmt::format("{}{}", w["virtual_stages"].get<int64_t>(),
                                w.value("pp_overlap", false) ? " (p2p overlapped with compute)" : ""),
                    w["execution"].get<std::string>());

@@ -10,6 +10,7 @@
 #include "dataset_common.hpp"
 #include "fused_attention_overlap.hpp"
 #include "helpers.hpp"
+#include "report.hpp"
 #include "step_executor.hpp"
 
 using namespace trnsim;
@@ -117,4 +118,19 @@ TEST_CASE("on a chip without a published kernel rate the executor overlaps a nat
   CHECK(keys == 8448);
   CHECK(vn == Approx(v2 / std::ceil(keys / 128.0)).epsilon(1e-6));
   CHECK(native < serial);
+}
+
+TEST_CASE("the report says where a flash kernel's softmax runs beside its GEMMs", "[attention][overlap][report]") {
+  const auto m = load_model_spec(model_path("llama2-7b"));
+  auto workload_json = [&](Workload w) {
+    const auto s = make_scenario(w, m);
+    return make_report(s, execute_step(s))["workload"];
+  };
+  CHECK(workload_json(b200(4096, AttentionKernel::Native)).value("attention_softmax_overlapped", false));
+  CHECK_FALSE(workload_json(b200(4096, AttentionKernel::Flash2)).contains("attention_softmax_overlapped"));
+  Workload h100 = b200(4096, AttentionKernel::Native);
+  h100.hw = "dgx-h100";  // a published kernel rate: the measured kernel already includes its softmax
+  const auto j = workload_json(h100);
+  CHECK_FALSE(j.contains("attention_softmax_overlapped"));
+  CHECK(j.contains("attention_kernel_TFLOPS"));
 }
