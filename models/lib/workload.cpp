@@ -32,6 +32,12 @@ const char* to_string(Precision p) {
   }
   return "?";
 }
+std::optional<Precision> precision_named(const std::string& name) {
+  for (Precision p : {Precision::BF16_SR, Precision::MixedBF16, Precision::FP32, Precision::FP8, Precision::MXFP8,
+                      Precision::NVFP4})
+    if (name == to_string(p)) return p;
+  return std::nullopt;
+}
 const char* to_string(Fp8Recipe r) {
   switch (r) {
     case Fp8Recipe::Delayed: return "delayed";
@@ -199,9 +205,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
                                          w.global_batch, w.dp, w.micro_batch, w.dp * w.micro_batch, w.dp * w.micro_batch));
   }
   const std::string prec = r.choice("precision", {"bf16-sr", "mixed-bf16", "fp32", "fp8", "mxfp8", "nvfp4"});
-  for (Precision p : {Precision::BF16_SR, Precision::MixedBF16, Precision::FP32, Precision::FP8, Precision::MXFP8,
-                      Precision::NVFP4})
-    if (prec == to_string(p)) w.precision = p;
+  w.precision = *precision_named(prec);  // one of the choices above
   if (r.has("bf16_layers")) {
     auto b = r.child("bf16_layers");
     w.bf16_first_layers = b.integer_or("first", 0, 0, 1 << 16);

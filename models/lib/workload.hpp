@@ -44,6 +44,8 @@ enum class PricePlan { OnDemand, Reserved };
 enum class Attention { Unfused, Flash };
 
 const char* to_string(Precision p);
+// The precision a workload file names (to_string's inverse); nullopt for any other name.
+std::optional<Precision> precision_named(const std::string& name);
 const char* to_string(Fp8Recipe r);
 const char* to_string(Checkpointing c);
 const char* to_string(Schedule s);

@@ -456,6 +456,10 @@ TEST_CASE("stack profile: nemo's master remainders apply where an FP32 master ex
   auto pure = j;
   pure["master_weights"] = false;
   CHECK_FALSE(read(pure).master_remainders);
+  auto sr_master = j;  // BF16 with stochastic rounding and an FP32 master asked for: it has one
+  sr_master["precision"] = "bf16-sr";
+  sr_master["master_weights"] = true;
+  CHECK(read(sr_master).master_remainders);
   auto off = j;
   off["master_remainders"] = false;
   CHECK_FALSE(read(off).master_remainders);
