@@ -118,11 +118,12 @@ StackProfile stack_profile_from_json(const nlohmann::json& j, const std::string&
 nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackProfile& s, std::vector<std::string>* taken) {
   nlohmann::json out = workload;
   const int64_t tp = int_at(workload, "tp", 1), dp = int_at(workload, "dp", 1), cp = int_at(workload, "cp", 1);
-  const std::optional<Precision> precision =
-      workload.contains("precision") && workload.at("precision").is_string()
-          ? precision_named(workload.at("precision").get<std::string>())
-          : std::nullopt;  // the workload reader reports a missing or unknown one
-  const bool fp8 = precision == Precision::FP8, mxfp8 = precision == Precision::MXFP8;
+  // A missing or unknown precision is the workload reader's to report; the defaults read it as mixed BF16.
+  const Precision precision = (workload.contains("precision") && workload.at("precision").is_string()
+                                   ? precision_named(workload.at("precision").get<std::string>())
+                                   : std::nullopt)
+                                  .value_or(Precision::MixedBF16);
+  const bool fp8 = precision == Precision::FP8;
   if (!out.is_object()) return out;  // the workload reader reports it
   for (const auto& path : stack_settable_fields()) {
     const auto ptr = pointer(path);
@@ -154,11 +155,11 @@ nlohmann::json apply_stack_defaults(const nlohmann::json& workload, const StackP
     // Workload::fp32_master (master_weights if given, else the precision's default).
     if (path == "master_remainders" &&
         !(out.contains("master_weights") && out["master_weights"].is_boolean() ? out["master_weights"].get<bool>()
-                                                                                 : !precision || has_fp32_master(*precision)))
+                                                                                 : has_fp32_master(precision)))
       continue;
     // fp8_param_gather for a run it applies to: FP8 / MXFP8 under the (profile's) ZeRO-1 / 2.
     if (path == "fp8_param_gather" &&
-        !fp8_param_gather_applies(fp8 ? Precision::FP8 : mxfp8 ? Precision::MXFP8 : Precision::MixedBF16, int_at(out, "zero", 0)))
+        !fp8_param_gather_applies(precision, int_at(out, "zero", 0)))
       continue;
     // What per-op selective AC saves, for a run that uses it.
     if (path == "op_selective_saved_formats" && out.value("checkpointing", std::string()) != "op_selective") continue;
