@@ -53,6 +53,8 @@ def data_files():
         files.append((os.path.join("share", "trnsim", sub), found))
     # the validation residuals behind the prediction intervals of `trnsim run` and `trnsim compare`
     files.append((os.path.join("share", "trnsim", "results"), ["results/validation.json"]))
+    # the validation corpus `trnsim validation` and `trnsim calibrate` read by default
+    files.append((os.path.join("share", "trnsim", "data", "validation"), sorted(glob.glob("data/validation/*"))))
     return files
 
 

@@ -12,7 +12,7 @@ namespace {
 
 void BM_ValidationCorpus(benchmark::State& st) {
   ValidationOptions opt;
-  opt.csv_dir = std::string(TRNSIM_SOURCE_DIR) + "/../shared/reference/validation";
+  opt.csv_dir = std::string(TRNSIM_SOURCE_DIR) + "/data/validation";
   opt.progress = false;
   opt.jobs = st.range(0) == 0 ? online_cpus() : static_cast<int>(st.range(0));
   for (auto _ : st) benchmark::DoNotOptimize(run_validation(opt));

@@ -1,4 +1,4 @@
-// cmd_compare.cpp — the `compare` subcommand (issue 26): a study file -> results/<name>.{md,json,svg},
+// cmd_compare.cpp — the `compare` subcommand: a study file -> results/<name>.{md,json,svg},
 // and --check: the numbers against a stored copy within a tolerance (the CI golden test).
 #include <fmt/format.h>
 #include <unistd.h>

@@ -23,7 +23,7 @@ int cmd_calibrate(const ArgList& argv) {
          "Fit the declared hardware parameters of each family (results/validation/RULES.md) on the calibration\n"
          "rows the written rule picks from the validation corpus and the seed rows; write\n"
          "results/calibration.{md,json}; with --apply, write the values into the family's hw files.");
-  a.option("data", "", "directory of the corpus CSVs (default: ../shared/reference/validation beside the checkout)")
+  a.option("data", "", "directory of the corpus CSVs (default: data/validation/ of the data directory)")
       .option("out", "", "directory for calibration.md / calibration.json (default: results/ of the data directory)")
       .option("data-dir", "", "directory holding hw/ and models/")
       .flag("apply", "write the fitted values into the hw files of each family");
@@ -31,7 +31,7 @@ int cmd_calibrate(const ArgList& argv) {
   if (!a.positional().empty()) throw UsageError("trnsim calibrate: takes no positional arguments; see --help");
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   ValidationOptions opt;
-  opt.csv_dir = a.has("data") && !a.get("data").empty() ? a.get("data") : data_dir() + "/../shared/reference/validation";
+  opt.csv_dir = a.get("data");  // empty: corpus_dir()
   auto c = run_calibration(opt, a.has("apply"));
   const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
   write(out + "/calibration.json", c.dump(2) + "\n");

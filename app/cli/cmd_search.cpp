@@ -1,4 +1,4 @@
-// cmd_search.cpp — the `search` subcommand (issue 16): exact top-K layouts and Pareto front
+// cmd_search.cpp — the `search` subcommand: exact top-K layouts and Pareto front
 // by branch-and-bound over the whole layout space (search.hpp).
 #include <fmt/format.h>
 #include <unistd.h>
@@ -87,7 +87,7 @@ SearchOptions search_options(const Args& a) {
   return o;
 }
 
-// Each listed layout's 90% interval (issue 25, item 7): the rule of `trnsim run` and `trnsim
+// Each listed layout's 90% interval: the rule of `trnsim run` and `trnsim
 // compare` (intervals.hpp), from results/validation.json's left-out residuals for the layout's
 // hardware, with its parameter term where that can widen it (the row's workload re-simulated);
 // no interval when that file is absent (a tree without validation results). The rows' workloads

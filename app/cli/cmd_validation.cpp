@@ -52,7 +52,7 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
     std::cout << fmt::format("{:<48} mean abs {:6.2f} %  limit {:6.2f} %  {}\n", key, got, limit, ok ? "ok" : "ABOVE LIMIT");
     if (!ok) ++bad;
   }
-  // Ranking quality per dataset (issue 25): Spearman may only go up, regret only down.
+  // Ranking quality per dataset: Spearman may only go up, regret only down.
   for (const auto& [field, higher_is_better] : {std::pair<const char*, bool>{"min_mean_spearman", true}, {"max_mean_regret_pct", false}}) {
     if (!t.contains(field)) continue;
     for (auto it = t[field].begin(); it != t[field].end(); ++it) {
@@ -65,7 +65,7 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
       if (!ok) ++bad;
     }
   }
-  // Pair order (session 41): of the layout pairs predicted at least so far apart (the key, a bin's
+  // Pair order: of the layout pairs predicted at least so far apart (the key, a bin's
   // lower edge in %), the share ordered right, over every sweep; may only go up.
   // Recorded on the whole corpus: checked only when every dataset with a recorded limit ran.
   bool whole_corpus = true;
@@ -234,7 +234,7 @@ Args validation_args() {
          "the calibration rule picks, and write validation.md / validation.json: error per dataset and family,\n"
          "leave-one-dataset-out errors, rows not expressible (by missing feature) and refusals.");
   a.option("dataset", "", "comma-separated datasets (default: all): seed, korthikanti2022, vtrain_multi, vtrain_single, aws_neuron_trn1, nvidia_nemo, nvidia_nemo_moe, nvidia_nemo_finetune, torchtitan, kempnerforge, llmfoundry")
-      .option("data", "", "directory of the corpus CSVs (default: ../shared/reference/validation beside the checkout)")
+      .option("data", "", "directory of the corpus CSVs (default: data/validation/ of the data directory)")
       .option("out", "", "directory for validation.md and validation.json (default: results/ of the data directory)")
       .option("sample-single", "0", "use a seeded sample of N vtrain_single rows (0: all 1,440)")
       .option("seed", "1", "seed of that sample")
@@ -256,7 +256,7 @@ ValidationOptions validation_options(const Args& a) {
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   ValidationOptions opt;
   if (a.has("dataset") && !a.get("dataset").empty()) opt.datasets = split(a.get("dataset"));
-  opt.csv_dir = a.has("data") && !a.get("data").empty() ? a.get("data") : data_dir() + "/../shared/reference/validation";
+  opt.csv_dir = a.get("data");  // empty: corpus_dir()
   opt.sample_single = static_cast<size_t>(a.integer("sample-single", 0, 1000000));
   opt.seed = static_cast<unsigned>(a.integer("seed", 0, 4294967295LL));
   opt.leave_one_out = !a.has("no-leave-out");

@@ -1,4 +1,4 @@
-// compare.hpp — `trnsim compare` (issue 26): the cost / throughput table users compare
+// compare.hpp — `trnsim compare`: the cost / throughput table users compare
 // hardware with. For each model of a study file (studies/*.json) and each hardware, the search
 // (search.hpp, exact top-1 by throughput at the study's chip count) picks the best layout at BF16
 // and at the chip's fastest low-precision format; the row reports step time, tokens/s, MFU,

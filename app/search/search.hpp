@@ -1,4 +1,4 @@
-// search.hpp — `trnsim search` (issue 16): the exact top-K layouts by throughput and by cost to
+// search.hpp — `trnsim search`: the exact top-K layouts by throughput and by cost to
 // train, and the Pareto front of time vs cost, over the whole space of search_space.hpp,
 // simulating only the layouts that could enter them.
 //

@@ -1,5 +1,5 @@
 // step_bound.hpp — a lower bound on a scenario's simulated step time, without simulating the
-// step: what the search (issue 16) uses to skip layouts that cannot enter its top-K or Pareto
+// step: what the search uses to skip layouts that cannot enter its top-K or Pareto
 // front. It mirrors the executor's rules (step_executor.cpp), keeping only what can only add
 // time:
 //   * a micro-batch's forward (backward) on a stage takes at least its compute work: the sum of

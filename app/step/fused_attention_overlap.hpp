@@ -9,7 +9,7 @@
 // Hopper (Shah et al. 2024, arXiv 2407.08608: at head dim 128 "exponential can take 50% of the cycle
 // time compared to matmul"; ping-pong warp groups and intra-warpgroup pipelining hide it), where
 // FlashAttention-1 and -2 issue each tile's MMAs and exponentials from the same warps in turn, so
-// their runs stay in series (recalled, not in ../shared/reference). So a native fused run takes
+// their runs stay in series (recalled, not in data/reference/). So a native fused run takes
 //   T = max(G, V) + min(G, V) / steps,   steps = ceil(key columns / key tile)
 // G its GEMM time, V its other ops' time, one key tile's share of the shorter side the pipeline's
 // fill. Where the kernel's rate is published its softmax ops take no time (lower_fused_attention)

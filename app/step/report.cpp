@@ -20,7 +20,7 @@ std::string tokens_per_usd_text(const nlohmann::json& plan_cost) {
   return v.is_number() ? fmt::format("{:.0f}", v.get<double>()) : "n/a";
 }
 
-// Each pipeline rank's share of the step (issue 25: "the critical stage decides the step"): the
+// Each pipeline rank's share of the step ("the critical stage decides the step"): the
 // layers of its chunks, its busy time (everything but waiting for another stage: compute,
 // recompute, exposed collectives, the optimizer) and its memory. The critical stage is the one
 // that finishes last (under 1F1B usually stage 0, whose last backward ends the step); the

@@ -54,7 +54,7 @@ class Executor {
     // share physical links, but layout_group's multiplicity already counts every group of that
     // kind in the node (all stages') as sending at once; queueing the stages behind each other
     // as well counted that contention twice and made the step depend chaotically on who queued
-    // first (doubling DMA bandwidth made 6 of 282 random layouts up to 0.24 % slower, issue 15).
+    // first (doubling DMA bandwidth made 6 of 282 random layouts up to 0.24 % slower).
     for (int64_t r = 0; r < w.pp; ++r) {
       const int d = static_cast<int>(r);
       layouts_.push_back({tp.in_domain(d), dp.in_domain(d), pp.in_domain(d), ep.in_domain(d), edp.in_domain(d),

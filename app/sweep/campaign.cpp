@@ -30,7 +30,7 @@ struct Trial {
 // failures (rate λ) each attempt of a segment of length L succeeds with q = exp(-λL), so
 // the failures before k segments succeed are negative-binomial(k, q) and each failed attempt
 // loses a time drawn from the exponential truncated to [0, L). Sampling those totals instead
-// of walking every interval makes a trial O(1) whatever the token count (issue 15: a 1.8e15
+// of walking every interval makes a trial O(1) whatever the token count (a 1.8e15
 // token run with 1-minute intervals was 10^9 loop iterations).
 struct Segments {
   double lambda = 0, downtime = 0;

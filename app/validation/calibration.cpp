@@ -80,7 +80,7 @@ std::string calibration_markdown(const nlohmann::json& c) {
     o += fmt::format("| {} | {} | {} | {:.3f} | {} | {} |\n", it.key(), vals, rows, f["rms_log_residual"].get<double>(),
                      f["iterations"].get<int>(), files);
   }
-  o += "\nCommand: `trnsim calibrate --apply` (corpus: `../shared/reference/validation`, seed rows: `results/published.json`).\n";
+  o += "\nCommand: `trnsim calibrate --apply` (corpus: `data/validation/`, seed rows: `results/published.json`).\n";
   return o;
 }
 

@@ -55,7 +55,7 @@ std::vector<Residual> residuals(const nlohmann::json& rows) {
 // Errors of a new configuration = a dataset-level offset + a row-level spread. Each dataset (a
 // stack on a cluster) is off by its own mean, and a stack nobody fitted may be off like any of them,
 // whatever its chip: the offsets are every (family, dataset) group's mean. Its rows may scatter
-// around that mean like any dataset's do (session 23: the family's own spread alone covered 66 % of
+// around that mean like any dataset's do (the family's own spread alone covered 66 % of
 // held-out rows, every family's 81 %): the spread is every group's residuals around their means.
 // The interval is the 5th-95th percentile of every offset plus every centred residual.
 using Groups = std::map<std::string, std::map<std::string, std::vector<double>>>;  // family -> dataset -> errors
@@ -66,8 +66,8 @@ double mean_of(const std::vector<double>& xs) {
   return xs.empty() ? 0.0 : m / static_cast<double>(xs.size());
 }
 
-// Session 36: a family measured on at least kOwnFamilyDatasets datasets (so that leaving one out
-// still leaves two offsets) takes its own datasets' offsets and spreads, as issue 25 asks ("from the
+// A family measured on at least kOwnFamilyDatasets datasets (so that leaving one out
+// still leaves two offsets) takes its own datasets' offsets and spreads, as the interval's brief asks ("from the
 // validation residuals of its family"); the others (one or two datasets: Trainium, Gaudi, the 500 W
 // H100s) and extrapolated chips take every family's. Pooled for all, the A100 rows (whose errors are
 // small) were 98.9 % covered and Blackwell's (whose MoE rows miss by 30-70 %) 74 %.

@@ -6,12 +6,11 @@
 // dataset) plus a row-level spread around that mean, which may also look like any seen dataset's;
 // the interval is the 5th-95th percentile of every dataset offset plus every centred residual. A
 // chip whose family was measured on three or more datasets (A100, H100, Blackwell) takes its own
-// family's datasets (session 36: pooled, A100's small errors were 98.9 % covered and Blackwell's
+// family's datasets (pooled, A100's small errors were 98.9 % covered and Blackwell's
 // 74 %; own, 92.4 and 84.8 %); the others and extrapolated chips (trn2, trn3, ...) take every
 // family's; the report says which. interval_coverage() checks the rule on held-out datasets
-// (validation.md reports it; session 23 had replaced the family's own spread alone, which covered
-// 66 %).
-// Session 26 adds what the fit's parameters leave open: a prediction inherits the uncertainty of
+// (validation.md reports it; the family's own spread alone covered 66 %).
+// A second term adds what the fit's parameters leave open: a prediction inherits the uncertainty of
 // its family's fitted parameters (FamilyFit::log_cov) through its sensitivity to them, small where
 // the calibration rows pin them, large where a parameter is known only from other families (a
 // left-out dataset that alone measured the host: vtrain_single's small models, 74 % covered
@@ -105,7 +104,7 @@ ValidationResults load_validation_results(bool with_intervals = true);
 // fit's covariance.
 void add_interval(nlohmann::json& report, const Scenario& s, const IntervalModel& model);
 
-// How often the 90% intervals hold on data they were not built from (issue 25): each performance
+// How often the 90% intervals hold on data they were not built from: each performance
 // row's leave-one-dataset-out error is checked against the interval built with its dataset left
 // out entirely (offsets and spread). Per family and overall: {rows, covered, coverage_pct}.
 nlohmann::json interval_coverage(const nlohmann::json& rows);

@@ -1,4 +1,4 @@
-// ranking.hpp — ranking quality of the predictions (issue 25, item 6). A user of a performance
+// ranking.hpp — ranking quality of the predictions. A user of a performance
 // model mostly asks "which layout is fastest?", so a model can be accurate on average and still
 // useless if it orders layouts wrongly. For every sweep in the corpus (rows of one dataset with the
 // same model, hardware, GPU count, sequence length and precision, at least 3 distinct layouts; rows
@@ -6,7 +6,7 @@
 // Spearman rank correlation between predicted and measured throughput (tokens per second; an
 // iteration time is turned into one with the row's tokens per step) and the regret of trusting
 // the prediction: 1 - measured throughput of the predicted-best layout / best measured throughput.
-// And pair by pair (session 41): for every two layouts of a sweep, whether the one trnsim predicts
+// And pair by pair: for every two layouts of a sweep, whether the one trnsim predicts
 // faster measured faster, binned by how far apart it predicts them (0-2, 2-5, 5-10, 10-20, >= 20 %):
 // how far a predicted difference between two layouts can be trusted (`trnsim run --vs` quotes it).
 #pragma once

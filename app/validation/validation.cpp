@@ -180,7 +180,7 @@ std::vector<ValidationCase> load_corpus(const ValidationOptions& opt) {
   }
   // The declared rule (results/validation/RULES.md): in each dataset, for each model as the
   // dataset names it, the performance row with the fewest devices that trnsim accepts (valid
-  // and fitting in memory); ties go to the first row of the file. Amended in session 8: per
+  // and fitting in memory); ties go to the first row of the file. Per
   // hardware family and low-precision format too ("none" for BF16 / FP32 GEMMs), which selects
   // the same rows as before in every dataset that has one family and no FP8 / FP4 rows.
   std::map<std::tuple<std::string, std::string, std::string, std::string>, size_t> pick;

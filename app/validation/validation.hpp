@@ -20,7 +20,7 @@ using FamilyParams = std::map<std::string, std::map<std::string, double>>;
 
 struct ValidationOptions {
   std::vector<std::string> datasets;  // empty: all
-  std::string csv_dir;                // ../shared/reference/validation
+  std::string csv_dir;                // empty: corpus_dir(), the corpus shipped in data/validation/
   size_t sample_single = 0;           // >0: seeded sample of vtrain_single rows (stated in the report)
   unsigned seed = 1;
   bool leave_one_out = true;

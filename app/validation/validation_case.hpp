@@ -1,7 +1,7 @@
 // validation_case.hpp — one published measurement turned into something trnsim can
 // check: the workload in the project's own schema (or the reason it cannot be written
 // in it), the measured quantity, and the features the error tables group by.
-// Why: the validation corpus (../shared/reference/validation) has five datasets with
+// Why: the validation corpus (data/validation/) has five datasets with
 // five column layouts; each gets one adapter (datasets/*.cpp) onto this type,
 // and everything downstream (run, fit, tables, plots) sees only this type.
 #pragma once
@@ -62,7 +62,10 @@ struct ValidationCase {
 
 // The datasets, in report order, and their CSV files under `dir`.
 const std::vector<std::string>& dataset_names();
-// The file a dataset is read from (its CSV under `dir`; the seed rows' results/published.json).
+// The validation corpus shipped with the project: data/validation/ of the data directory.
+std::string corpus_dir();
+// The file a dataset is read from (its CSV under `dir`, corpus_dir() when `dir` is empty; the seed
+// rows' results/published.json).
 std::string dataset_file(const std::string& name, const std::string& dir);
 // Builds every row of one dataset (throws ConfigError naming the file on a malformed CSV).
 std::vector<ValidationCase> load_dataset(const std::string& name, const std::string& dir);

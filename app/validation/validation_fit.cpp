@@ -23,7 +23,7 @@ struct ParamDef {
   const char* name;
   double lo, hi, scale;
   double start_low, start_high;  // a refit's two starting points (RULES.md: documented, not the hw file's)
-  // A weak prior (RULES.md, session 19): the documented estimate the parameter would have without
+  // A weak prior (RULES.md): the documented estimate the parameter would have without
   // data, and the factor that counts as one typical calibration row's error (0: none).
   double prior, prior_factor;
   double* (*slot)(HwSpec&);
@@ -139,8 +139,8 @@ FamilyFit fit_family(const std::vector<ValidationCase>& cases, const std::string
   // never from the hw file's values, which hold the last in-sample fit: it cannot inherit the
   // left-out dataset through a direction its remaining rows do not pin, and it does not depend on
   // whether `calibrate --apply` ran. The in-sample fit (same rows as the hw files' values came
-  // from) starts warm from those values: checked to land where the two starts land (to 4 digits,
-  // session 16), in one descent instead of two long ones (CI runs it).
+  // from) starts warm from those values: checked to land where the two starts land (to 4 digits),
+  // in one descent instead of two long ones (CI runs it).
   const auto idx = [](size_t k) { return static_cast<Eigen::Index>(k); };
   Eigen::VectorXd first_start(idx(names.size())), second_start(idx(names.size())), lo(idx(names.size())), hi(idx(names.size()));
   HwSpec current = load_hw_spec(hw_path(files.front()));
@@ -384,7 +384,7 @@ FamilyParams fit_families(const std::vector<ValidationCase>& cases, const std::s
     if (c.calibration && c.dataset != exclude) families.insert(c.family);
   // Pass 1: every family on its rows, each prior at its documented centre. Pass 2: a family whose
   // rows do not pin a host parameter refits with that prior centred on the geometric mean of the
-  // families' fits whose rows do (RULES.md, session 23): the same eager-PyTorch issue path.
+  // families' fits whose rows do (RULES.md): the same eager-PyTorch issue path.
   // (One exclusion at a time here: its fits are keyed as in-sample ones for pooled_refits.)
   std::map<FitKey, FamilyFit> fits;
   for (const auto& family : families) fits[{"", family}] = fit_family(cases, family, exclude, log);

@@ -1,5 +1,5 @@
 // stack_profile.hpp — a training stack (Megatron-Core, NeMo, torchtitan, NxD, TorchNeuron, ...)
-// as a declared profile, read from stacks/<name>.json (issue 25, item 1).
+// as a declared profile, read from stacks/<name>.json.
 // Why: what differs between stacks (attention kernel, TP / DP overlap, FSDP flavour, fused
 // linears, gradient dtype, execution mode, pipeline split, ...) used to be scattered over
 // dataset adapters and hand-written workload files. A profile is a partial workload: its

@@ -108,7 +108,7 @@ struct Workload {
   // (layers + 2) / (pp x vs) slots per stage, one fewer layer on the first and the last.
   // Balanced: layers not divisible by pp x vs split as evenly as possible, the extra layers on
   // the middle stages (the first and last also carry the embedding and the loss), as torchtitan and
-  // NxD split a pipeline (issue 25; an assumption where a stack does not say). Explicit: the
+  // NxD split a pipeline (an assumption where a stack does not say). Explicit: the
   // workload's layers_per_stage, one count per (virtual) stage in order.
   enum class PipelineSplit { Even, EmbeddingAndLoss, Balanced, Explicit } pipeline_split = PipelineSplit::Even;
   std::vector<int64_t> layers_per_stage;  // PipelineSplit::Explicit only

@@ -28,7 +28,7 @@ class OpTimer {
   }
   size_t simulated() const { return misses_; }
   size_t lookups() const { return lookups_; }
-  // Persistent cache (issue 9): entries are keyed by fingerprint|shape, values exact; the
+  // Persistent cache: entries are keyed by fingerprint|shape, values exact; the
   // file format and its checks are op_cache_file.hpp's (a damaged file is a ConfigError).
   void load_cache(const std::string& file);
   void save_cache(const std::string& file) const;

@@ -73,7 +73,7 @@ expect 1 "built by the dataset adapter" "$t" validation --explain vtrain_single:
 # naming each file and listed in validation.json; --check fails on a dataset with a recorded limit
 # whose file is not there; a dataset asked for by name must be there.
 mkdir -p "$tmp/part"
-cp ../shared/reference/validation/llmfoundry_mpt_2023_07_a100_80gb.csv "$tmp/part/"
+cp data/validation/llmfoundry_mpt_2023_07_a100_80gb.csv "$tmp/part/"
 expect 0 "warning: dataset torchtitan skipped: $tmp/part/torchtitan.csv is not there" \
   "$t" validation --data "$tmp/part" --no-leave-out --quiet --out "$tmp/partout"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); n={m['dataset'] for m in d['datasets_not_found']}; \

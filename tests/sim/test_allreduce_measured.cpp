@@ -1,6 +1,6 @@
 // test_allreduce_measured.cpp — the A100 collective model against a measurement it was not fitted
 // on: vTrain's nccl-tests-style all-reduce tables (trace/a100/AR_GPU{2,4,8}_1M_1024M_LUT @f8dda84,
-// transcribed in ../shared/reference/frameworks.md §i). The 1 GiB, 8-GPU bus bandwidth set
+// transcribed in data/reference/frameworks.md §i). The 1 GiB, 8-GPU bus bandwidth set
 // collectives.intra_bandwidth_fraction (229 / 300), and the three 1 MiB points the latencies (a
 // least-squares line through their latency over 2, 6 and 14 ring steps: call_overhead_us 27.4 per
 // call, 3.95 us per step = step_overhead_us 1.95 + the 2 us link latency); every other size and

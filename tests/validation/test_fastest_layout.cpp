@@ -11,7 +11,7 @@
 using namespace trnsim;
 
 namespace {
-const std::string kLongSeqCsv = std::string(TRNSIM_SOURCE_DIR) + "/../shared/reference/validation";
+const std::string kLongSeqCsv = std::string(TRNSIM_SOURCE_DIR) + "/data/validation";
 
 const ValidationCase& nemo_row(const std::vector<ValidationCase>& v, int r) {
   const auto it = std::find_if(v.begin(), v.end(), [&](const ValidationCase& c) { return c.row == r; });

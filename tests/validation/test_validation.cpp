@@ -24,7 +24,7 @@
 using namespace trnsim;
 
 namespace {
-const std::string kCsv = std::string(TRNSIM_SOURCE_DIR) + "/../shared/reference/validation";
+const std::string kCsv = std::string(TRNSIM_SOURCE_DIR) + "/data/validation";
 
 const ValidationCase& row(const std::vector<ValidationCase>& v, int r, Metric q = Metric::IterationTime) {
   for (const auto& c : v)

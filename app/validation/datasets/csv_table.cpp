@@ -12,7 +12,7 @@ namespace trnsim {
 
 CsvTable CsvTable::load(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError(fmt::format("{}: cannot open the CSV file; check ../shared/reference/validation is beside the checkout or pass --data", file));
+  if (!in) throw ConfigError(fmt::format("{}: cannot open the CSV file; the corpus ships in data/validation/ of the data directory (--data-dir), or pass --data DIR", file));
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();

@@ -21,7 +21,7 @@
 // Memory: each dense row also gives its peak memory per GPU ("mem/GPU 80.7 GB" in the notes), read
 // as GiB (torch's allocator statistics divided by 2^30, labelled GB: an assumption); it is compared
 // with trnsim's peak-stage total, which adds no CUDA context, NCCL buffers or allocator
-// fragmentation (issue 25: those are a stack property still to declare). The compiled FSDP rows
+// fragmentation (those are a stack property still to declare). The compiled FSDP rows
 // are within -7 to +3 %, the eager 13B row +12.5 %, the rows without FSDP -12 to -18 %
 // (stacks/kempnerforge.json).
 #include <fmt/format.h>

@@ -5,7 +5,7 @@
 // gradient reduction, TP comm overlap on where TP > 1 (the MB guide: the best TP-overlap
 // configurations are set in the recipes by default), the lightest activation recompute that
 // fits: none, selective, full on the first N layers of each chunk (Megatron-Core's block method,
-// smallest N; since session 13), full (the 24.07 configs' granularity is null where the model
+// smallest N), full (the 24.07 configs' granularity is null where the model
 // fits; the pages do not say what the FSDP and large-micro-batch rows use, and NVIDIA publishes
 // only configurations that run). FSDP rows:
 // Megatron-FSDP, ZeRO-3 semantics over DP (also a dense row whose FSDP cell reads 0 on a layout
@@ -18,7 +18,7 @@
 // TFLOP/s only: divided by the page's FLOPs per token, nemo_flops_per_token; micro-batch 1, not
 // stated). The long-sequence page's rows "without CP" ran "the most performant configuration
 // without CP", unlisted: the prediction is trnsim's fastest layout without CP on the row's GPUs and
-// global batch (fastest_layouts_without_cp; session 25). Rows are written only when every feature
+// global batch (fastest_layouts_without_cp). Rows are written only when every feature
 // they use exists in trnsim; the blockers are listed in a fixed order.
 #include <fmt/format.h>
 
@@ -233,7 +233,7 @@ void fastest_layouts_without_cp(ValidationCase& c, int64_t global_batch, int64_t
 }
 
 
-// Declared assumption (session 25), per long-sequence table (one system): when every row that states
+// Declared assumption, per long-sequence table (one system): when every row that states
 // its DP ("DP=" in the notes) has TP x PP x CP x DP equal to the same fraction 1/k (k > 1) of the
 // GPU column, the table's GPU column is k times the GPUs its runs used, and every row of that table
 // (with or without CP) ran on GPUs / k. Evidence: the DGX-B200 table (NeMo 25.04) states DP 2 at 8

@@ -16,10 +16,9 @@ struct Dataset {
   const char* file;  // relative to the corpus directory, or to the data directory for "seed"
   std::vector<ValidationCase> (*load)(const std::string& file);
 };
-// The FSDP stacks' datasets (torchtitan, KempnerForge, llm-foundry) joined the default corpus in
-// session 17, with their stack profiles and attention kernels (docs/stacks.md): they had been run
-// with --dataset only while no profile described FSDP2 / FSDP1, because their A100 and H100
-// calibration rows move the shared family fits (RULES.md note, session 17).
+// The FSDP stacks' datasets (torchtitan, KempnerForge, llm-foundry) are in the default corpus with
+// their stack profiles and attention kernels (docs/stacks.md); their A100 and H100 calibration rows
+// share the family fits (RULES.md note).
 const Dataset kDatasets[] = {
     {"seed", "results/published.json", [](const std::string& f) { return seed(f); }},
     {"korthikanti2022", "korthikanti2022.csv", [](const std::string& f) { return korthikanti(f); }},
@@ -53,9 +52,11 @@ const std::vector<std::string>& dataset_names() {
   return names;
 }
 
+std::string corpus_dir() { return data_dir() + "/data/validation"; }
+
 std::string dataset_file(const std::string& name, const std::string& dir) {
   const Dataset& d = dataset_entry(name);
-  return (name == "seed" ? data_dir() : dir) + "/" + d.file;
+  return (name == "seed" ? data_dir() : dir.empty() ? corpus_dir() : dir) + "/" + d.file;
 }
 
 std::vector<ValidationCase> load_dataset(const std::string& name, const std::string& dir) {

@@ -42,7 +42,7 @@
 // "UltraServer"): TorchTitan Neuron over TorchNeuron (Neuron 2.33), on trn2 / trn2u / trn3 / trn3u
 // with the torchneuron profile (compiled unless the row says eager), a "GPU" being a rank (a
 // logical NeuronCore at the file's default LNC), family trainium. Hardware no corpus row names yet
-// (session 33): any other H100 is an 80 GB SXM part in an 8-GPU NVLink node (dgx-h100), an A100
+//: any other H100 is an 80 GB SXM part in an 8-GPU NVLink node (dgx-h100), an A100
 // 40GB is a p4d.24xlarge, a B300 a DGX B300 and a GB300 the GB300 NVL72 (a power-limited B300, like
 // the B200, not expressible).
 // A100 80GB: p4de.24xlarge (8 x A100 80GB, 400 Gb/s EFA per node), a declared assumption for
@@ -98,7 +98,7 @@ double implied_device_gib(const std::string& notes) {
   }
 }
 
-// Declared assumption (session 25): a Blackwell row whose SKU is not stated but whose memory is
+// Declared assumption: a Blackwell row whose SKU is not stated but whose memory is
 // printed as GiB and as a % of the device ran on the Blackwell part with the smallest HBM at or
 // above the device size that implies. The NVFP4 page's rows imply 184.3 GiB (110.95 GiB = 60.2 %,
 // 179.94 = 97.6 %, 174.49 = 94.7 %): above the B200's 180 GiB, far below the B300's 288 (which
