@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -107,7 +108,15 @@ bool Args::parse(const std::vector<std::string>& argv) {
     positional_.push_back(extra);
   }
   for (const auto& [name, opt] : opts)
-    if (opt->count() > 0) values_[name] = specs_of(name).takes_value ? given[name] : "1";
+    if (opt->count() > 0) {
+      // An option given is given a value: `--stack ""` is a slip, not "no stack" or "every dataset".
+      if (specs_of(name).takes_value && given[name].empty())
+        throw UsageError(fmt::format("trnsim {}: --{} is given an empty value; give a value or leave the option out "
+                                     "(see `trnsim {} --help`)", command_, name, command_));
+      if (specs_of(name).takes_value && !valid_utf8(given[name]))
+        throw UsageError(fmt::format("trnsim {}: --{}: the value is not valid UTF-8; write it as UTF-8 text", command_, name));
+      values_[name] = specs_of(name).takes_value ? given[name] : "1";
+    }
   return true;
 }
 

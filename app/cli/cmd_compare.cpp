@@ -100,9 +100,11 @@ int cmd_compare(const ArgList& argv) {
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   if (ec) throw UsageError(fmt::format("trnsim compare: --out {}: cannot create {} ({})", prefix, parent.string(), ec.message()));
-  write_file_atomically(prefix + ".json", doc.dump(1) + "\n");
-  write_file_atomically(prefix + ".md", compare_markdown(doc));
-  write_file_atomically(prefix + ".svg", compare_svg(doc));
+  OutputSet outputs;  // all three or none
+  outputs.add(prefix + ".json", doc.dump(1) + "\n");
+  outputs.add(prefix + ".md", compare_markdown(doc));
+  outputs.add(prefix + ".svg", compare_svg(doc));
+  outputs.commit();
   std::cout << fmt::format("{} rows; wrote {}.md {}.json {}.svg\n", doc["rows"].size(), prefix, prefix, prefix);
   if (a.has("check") && !a.get("check").empty()) {
     const auto stored = load_json_file(a.get("check"));

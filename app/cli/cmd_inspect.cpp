@@ -15,6 +15,9 @@ TRNSIM_BOOST_GRAPH_HEADERS_END
 
 #include "trnsim/atomic_file.hpp"
 #include "cli_args.hpp"
+#include "compare.hpp"
+#include "prices.hpp"
+#include "trnsim/json_reader.hpp"
 #include "workload_set.hpp"
 #include "fault_injection.hpp"
 #include "platform.hpp"
@@ -27,7 +30,7 @@ TRNSIM_BOOST_GRAPH_HEADERS_END
 namespace trnsim {
 int cmd_validate(const ArgList& argv) {
   Args a("validate", "FILE.json...",
-         "Strictly check hw/, models/, workloads/ and stacks/ files (kind guessed from the keys);\n"
+         "Strictly check hw/, models/, workloads/, stacks/, studies/ and prices/ files (kind told from the keys);\n"
          "workloads are also checked against their model and hardware, memory included.");
   a.option("data-dir", "", "directory holding hw/ and models/");
   if (!a.parse(argv)) return 0;
@@ -36,7 +39,12 @@ int cmd_validate(const ArgList& argv) {
   int bad = 0;
   for (const auto& f : a.positional()) {
     try {
-      validate_file(f);
+      // The kind from the shape: a study (models + hardware), a price file (plans + instances), else
+      // hw / model / stack / workload (validate_file tells those apart).
+      const nlohmann::json j = load_json_file(f);
+      if (j.contains("models") && j.contains("hardware")) check_study_file(f);
+      else if (j.contains("plans") && j.contains("instances")) (void)load_price_file(f);
+      else validate_file(f);
       std::cout << "ok   " << f << "\n";
     } catch (const ConfigError& e) {
       std::cout << "FAIL " << e.what() << "\n";

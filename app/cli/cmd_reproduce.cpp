@@ -12,9 +12,13 @@
 
 namespace trnsim {
 namespace {
-void write(const std::string& path, const std::string& text) {
-  write_file_atomically(path, text);
-  std::cout << "wrote " << path << "\n";
+// A command's two files (JSON and Markdown), both or neither.
+void write_pair(const std::string& json_path, const std::string& json, const std::string& md_path, const std::string& md) {
+  OutputSet outputs;
+  outputs.add(json_path, json);
+  outputs.add(md_path, md);
+  outputs.commit();
+  std::cout << "wrote " << json_path << "\nwrote " << md_path << "\n";
 }
 }  // namespace
 
@@ -34,8 +38,7 @@ int cmd_calibrate(const ArgList& argv) {
   opt.csv_dir = a.get("data");  // empty: corpus_dir()
   auto c = run_calibration(opt, a.has("apply"));
   const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
-  write(out + "/calibration.json", c.dump(2) + "\n");
-  write(out + "/calibration.md", calibration_markdown(c));
+  write_pair(out + "/calibration.json", c.dump(2) + "\n", out + "/calibration.md", calibration_markdown(c));
   return 0;
 }
 
@@ -52,8 +55,7 @@ int cmd_reproduce(const ArgList& argv) {
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
   auto r = run_reproduction(a.get("published").empty() ? data_dir() + "/results/published.json" : a.get("published"));
-  write(out + "/reproduction.json", r.dump(2) + "\n");
-  write(out + "/reproduction.md", reproduction_markdown(r));
+  write_pair(out + "/reproduction.json", r.dump(2) + "\n", out + "/reproduction.md", reproduction_markdown(r));
   std::cout << fmt::format("mean absolute error over prediction rows: {:.1f}%\n",
                            r["mean_abs_error_pct_predictions"].get<double>());
   return 0;

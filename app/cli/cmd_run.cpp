@@ -73,9 +73,12 @@ int cmd_run(const ArgList& argv) {
   StepOptions opt;
   opt.trace = a.has("trace");
   OpTimer& timer = Platform::instance().timer();
-  if (a.has("op-cache")) timer.load_cache(a.get("op-cache"));
+  if (a.has("op-cache")) {
+    require_op_cache_file(a.get("op-cache"), "--op-cache");
+    timer.load_cache(a.get("op-cache"));
+  }
+  const size_t cached_before = timer.simulated();
   StepResult r = execute_step(s, opt);
-  if (a.has("op-cache") && r.ops_simulated > 0) timer.save_cache(a.get("op-cache") + "." + std::to_string(getpid()));
   auto report = make_report(s, r);
   const ValidationResults validation = load_validation_results();  // read once: both steps' intervals, --vs's ordering
   if (validation.intervals) add_interval(report, s, *validation.intervals);
@@ -95,15 +98,19 @@ int cmd_run(const ArgList& argv) {
       add_versus_checks(report, validation);
     }
   }
+  // The cache file is extended with what this run simulated (and so rewritten whole where it was damaged).
+  if (a.has("op-cache") && timer.simulated() > cached_before) timer.save_cache(a.get("op-cache"));
+  OutputSet outputs;  // the trace and the report, both or neither
   if (opt.trace) {
-    write_file_atomically(a.get("trace"), step_trace_json(s, r));
+    outputs.add(a.get("trace"), step_trace_json(s, r));
     if (r.micro_batches_simulated < s.plan.micro_batches)
       std::cerr << fmt::format("note: the trace in {} shows {} of {} micro-batches; the rest of the step was extrapolated\n",
                                a.get("trace"), r.micro_batches_simulated, s.plan.micro_batches);
   }
   const std::string text = render(report, fmt_name);
-  if (a.has("output")) write_file_atomically(a.get("output"), text);
-  else std::cout << text;
+  if (a.has("output")) outputs.add(a.get("output"), text);
+  outputs.commit();
+  if (!a.has("output")) std::cout << text;
   return 0;
 }
 

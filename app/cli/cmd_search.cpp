@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -51,6 +52,7 @@ Args search_args() {
       .option("threads", std::to_string(online_cpus()), "threads building plan shapes and bounds (default: every online CPU; "
                                                         "step simulations run on one, as SystemC has one kernel per process)")
       .flag("exhaustive", "simulate every layout that fits (slow; the exactness reference)")
+      .flag("quiet", "no progress lines on stderr")
       .option("out", "search", "output prefix: writes PREFIX.json and PREFIX.md")
       .option("data-dir", "", "directory holding hw/ and models/");
   return a;
@@ -63,6 +65,12 @@ SearchOptions search_options(const Args& a) {
   SearchOptions o;
   o.space.model = a.get("model");
   o.space.hws = a.words("hw");
+  for (const std::string& name : o.space.hws)
+    if (!is_plain_name(name))
+      throw UsageError(fmt::format("--hw {}: \"{}\" is not an instance name; use names from `trnsim list` (no directory, no .json)",
+                                   a.get("hw"), name));
+  if (!is_plain_name(o.space.model))
+    throw UsageError(fmt::format("--model {}: not a model name; use a name from `trnsim list` (no directory, no .json)", o.space.model));
   o.space.nodes = a.integers("nodes", 1, 100000);
   o.space.seq_len = a.integer("seq", 1, 1 << 20);
   o.space.global_batch = a.integer("global-batch", 1, 1 << 24);
@@ -83,7 +91,7 @@ SearchOptions search_options(const Args& a) {
   o.train_tokens = a.number("train-tokens", 1e6, 1e16);
   o.exhaustive = a.has("exhaustive");
   o.threads = static_cast<int>(a.integer("threads", 1, 1024));
-  o.progress = isatty(2);
+  o.progress = !a.has("quiet");
   return o;
 }
 
@@ -115,11 +123,18 @@ void add_intervals(nlohmann::json& doc, const std::optional<IntervalModel>& inte
 
 nlohmann::json search_checked(const SearchOptions& options) {
   SearchOptions o = options;
+  if (const auto cp = o.space.axes.find("cp"); cp != o.space.axes.end()) {
+    const auto& cps = cp->second;
+    if (std::none_of(cps.begin(), cps.end(), [&](int64_t c) { return o.space.seq_len % (2 * c) == 0; }))
+      throw UsageError(fmt::format("trnsim search: --axes cp: no listed degree splits the sequence of {} tokens into 2 x cp "
+                                   "equal chunks (context parallelism's load balancing); list a cp with 2 x cp dividing {}",
+                                   o.space.seq_len, o.space.seq_len));
+  }
   o.keep_workloads = !validation_results_file().empty();  // for the intervals' parameter term
   nlohmann::json doc = run_search(o);
   if (doc["counts"]["enumerated"].get<size_t>() == 0)
     throw UsageError("trnsim search: the space is empty: no layout of these --nodes and --axes passes the divisibility "
-                     "checks (TP dividing the heads and a node, PP the layers, DP the global batch); widen them");
+                     "checks (TP dividing the heads and a node, PP the layers, DP the global batch, 2 x CP the sequence); widen them");
   const ValidationResults validation = load_validation_results();
   add_intervals(doc, validation.intervals);
   add_top_order(doc, "top_by_throughput", validation.ranking);  // how far to trust the order of the best two (ranking.hpp)
@@ -131,8 +146,10 @@ int cmd_search(const ArgList& argv) {
   if (!a.parse(argv)) return 0;
   const nlohmann::json doc = search_checked(search_options(a));
   const std::string prefix = a.get("out");
-  write_file_atomically(prefix + ".json", doc.dump(2) + "\n");
-  write_file_atomically(prefix + ".md", search_markdown(doc));
+  OutputSet outputs;
+  outputs.add(prefix + ".json", doc.dump(2) + "\n");
+  outputs.add(prefix + ".md", search_markdown(doc));
+  outputs.commit();
   const auto& c = doc["counts"];
   std::cout << fmt::format("{} layouts enumerated, {} fit, {} simulated, {} bounded out; {:.1f} CPU-s ({:.0f} layouts per CPU-s)\n",
                            c["enumerated"].get<size_t>(), c["fits"].get<size_t>(), c["simulated"].get<size_t>(),

@@ -33,9 +33,11 @@ namespace {
 void write_outputs(const nlohmann::json& swept, const std::string& prefix) {
   nlohmann::json doc = swept;
   add_top_order(doc, "rows", load_validation_results(/*with_intervals=*/false).ranking);  // how far to trust the order of the best two (ranking.hpp)
-  write_file_atomically(prefix + ".json", doc.dump(2) + "\n");
-  write_file_atomically(prefix + ".csv", sweep_csv(doc));
-  write_file_atomically(prefix + ".md", sweep_markdown(doc));
+  OutputSet outputs;
+  outputs.add(prefix + ".json", doc.dump(2) + "\n");
+  outputs.add(prefix + ".csv", sweep_csv(doc));
+  outputs.add(prefix + ".md", sweep_markdown(doc));
+  outputs.commit();
   std::cout << fmt::format("wrote {0}.json {0}.csv {0}.md\n", prefix);
 }
 
@@ -102,6 +104,12 @@ SweepOptions sweep_options(const Args& a) {
   o.space.global_batch = a.integer("global-batch", 1, 1 << 24);
   o.space.micro_batches = a.integers("micro-batches", 1, 1 << 16);
   o.hws = a.words("hw");
+  for (const std::string& name : o.hws)
+    if (!is_plain_name(name))
+      throw UsageError(fmt::format("--hw {}: \"{}\" is not an instance name; use names from `trnsim list` (no directory, no .json)",
+                                   a.get("hw"), name));
+  if (!is_plain_name(o.space.model))
+    throw UsageError(fmt::format("--model {}: not a model name; use a name from `trnsim list` (no directory, no .json)", o.space.model));
   const std::string prec = a.get("precision");
   if (prec != "bf16") {
     const std::map<std::string, Precision> low = {{"fp8", Precision::FP8}, {"mxfp8", Precision::MXFP8}, {"nvfp4", Precision::NVFP4}};
@@ -132,6 +140,7 @@ SweepOptions sweep_options(const Args& a) {
   o.timeout_s = a.number("timeout", 1e-4, 86400);
   o.train_tokens = a.number("train-tokens", 1e6, 1e16);
   o.op_cache = a.get("op-cache");
+  if (a.has("op-cache")) require_op_cache_file(o.op_cache, "--op-cache");
   if (std::sscanf(a.get("shard").c_str(), "%d/%d", &o.shard_index, &o.shard_count) != 2 || o.shard_index < 1 ||
       o.shard_index > o.shard_count)
     throw UsageError("trnsim sweep: --shard must be K/N with 1 <= K <= N");
@@ -160,7 +169,10 @@ int cmd_run_batch(const ArgList& argv) {
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   if (a.positional().size() != 1 || a.get("outdir").empty()) throw UsageError("trnsim run-batch: LIST.txt --outdir DIR");
   OpTimer& timer = Platform::instance().timer();
-  if (a.has("op-cache")) timer.load_cache(a.get("op-cache"));
+  if (a.has("op-cache")) {
+    require_op_cache_file(a.get("op-cache"), "--op-cache");
+    timer.load_cache(a.get("op-cache"));
+  }
   const size_t before = timer.simulated();
   std::ifstream list(a.positional()[0]);
   std::string file;

@@ -103,7 +103,7 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
 // change one field and rerun it. Only when the row's model is a shipped model file unchanged (an
 // adapter may build or edit the model); the file is reloaded and simulated, and must reproduce the
 // row's step time, or nothing is kept.
-void write_row_workload(const ValidationCase& c, double step_s, const std::string& file) {
+std::string row_workload_text(const ValidationCase& c, double step_s, const std::string& file) {
   const std::string mp = model_path(c.workload.model);
   bool shipped = std::filesystem::exists(mp);
   if (shipped) {
@@ -113,14 +113,13 @@ void write_row_workload(const ValidationCase& c, double step_s, const std::strin
   if (!shipped)
     throw ConfigError(fmt::format("--workload {}: the row's model '{}' is built by the dataset adapter, not models/{}.json; "
                                   "no workload file can reproduce it (omit --workload)", file, c.workload.model, c.workload.model));
-  write_file_atomically(file, workload_to_json(c.workload) + "\n");
-  const double again = execute_step(load_scenario(file, /*allow_oom=*/true)).step_time_s;
+  const std::string text = workload_to_json(c.workload) + "\n";
+  const double again = execute_step(scenario_from_json(nlohmann::json::parse(text), file, /*allow_oom=*/true)).step_time_s;
   if (std::abs(again / step_s - 1) > 1e-9) {
-    std::filesystem::remove(file);
     throw ConfigError(fmt::format("--workload {}: the written workload gives a {:.6g} s step, not the row's {:.6g} s "
                                   "(a field the file format cannot carry); nothing written", file, again, step_s));
   }
-  std::cout << fmt::format("  workload written to {} (trnsim run {} reproduces this step)\n", file, file);
+  return text;
 }
 
 // `--explain DATASET:ROW`: the row as trnsim maps it (workload, measured value) and the full step
@@ -181,12 +180,13 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
     so.trace = !trace.empty();
     // The step behind the prediction (performance rows only): its report and trace, not a rerun.
     nlohmann::json report_json;
+    std::string trace_text;
     const auto keep = [&](const Scenario& s, const StepResult& r) {
       report_json = make_report(s, r);
       if (sensitivity) add_sensitivity(report_json, s, r, 1 + kSensitivityDefaultPct / 100);
       report = render(report_json, "text");
       step_s = r.step_time_s;
-      if (so.trace) write_file_atomically(trace, step_trace_json(s, r));
+      if (so.trace) trace_text = step_trace_json(s, r);
     };
     Workload used;
     if (!predict_case(c, FamilyParams{}, predicted, status, so, keep, &used)) {
@@ -204,11 +204,16 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
     const std::string pairs = row_pairs_text(load_validation_results(false).paired, c.dataset, c.row);
     if (!pairs.empty()) std::cout << "comparisons with rows that differ only in precision, hardware or scale (results/validation.json):\n" << pairs;
     if (sensitivity && c.measured > 0) std::cout << single_resource_reading(report_json, signed_error(c, predicted));
+    OutputSet outputs;  // the trace and the workload, both or neither
+    if (so.trace) outputs.add(trace, trace_text);
     if (!workload_file.empty() && step_s > 0) {
       ValidationCase ran = c;
       ran.workload = used;
-      write_row_workload(ran, step_s, workload_file);
+      outputs.add(workload_file, row_workload_text(ran, step_s, workload_file));
     }
+    outputs.commit();
+    if (!workload_file.empty() && step_s > 0)
+      std::cout << fmt::format("  workload written to {} (trnsim run {} reproduces this step)\n", workload_file, workload_file);
   }
   if (!found) {
     // Datasets that split one CSV by kind (NeMo's dense, MoE and fine-tuning rows): name the one
@@ -280,8 +285,10 @@ int cmd_validation(const ArgList& argv) {
   std::filesystem::create_directories(out, ec);
   if (ec) throw UsageError(fmt::format("trnsim validation: --out {}: cannot create the directory ({})", out, ec.message()));
   auto v = run_validation(opt);
-  write_file_atomically(out + "/validation.json", v.dump(1) + "\n");
-  write_file_atomically(out + "/validation.md", validation_markdown(v));
+  OutputSet outputs;
+  outputs.add(out + "/validation.json", v.dump(1) + "\n");
+  outputs.add(out + "/validation.md", validation_markdown(v));
+  outputs.commit();
   std::cout << "wrote " << out << "/validation.md and validation.json\n";
   for (auto it = v["by_family"].begin(); it != v["by_family"].end(); ++it) {
     const auto& e = it.value()["error"];

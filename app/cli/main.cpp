@@ -2,9 +2,12 @@
 // UsageError into one line on stderr and a non-zero exit.
 #include <systemc>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -31,7 +34,22 @@ const char* kUsage =
     "  campaign WORKLOAD.json   whole training run with failures: goodput, days, node-hours, cost\n";
 }
 
-int sc_main(int argc, char* argv[]) {
+namespace {
+// What a command printed must have reached standard output: a full disk or a closed pipe is an
+// error (exit 1), not a silent success with the report lost.
+int with_stdout_checked(int rc) {
+  std::cout.flush();
+  errno = 0;
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    const int err = errno;
+    std::cerr << "error: standard output: cannot write (" << (err ? std::strerror(err) : "write failed")
+              << "); check the disk or the pipe it goes to, or use --output FILE where the command has it\n";
+    return rc == 0 ? 1 : rc;
+  }
+  return rc;
+}
+
+int run_command(int argc, char* argv[]) {
   using namespace trnsim;
   const std::map<std::string, int (*)(const ArgList&)> commands = {
       {"run", cmd_run},         {"validate", cmd_validate},   {"list", cmd_list},
@@ -63,11 +81,18 @@ int sc_main(int argc, char* argv[]) {
   } catch (const Interrupted& e) {
     std::cerr << "trnsim: " << e.what() << "; workers stopped, scratch files removed\n";
     return 128 + e.signal;
+  } catch (const std::filesystem::filesystem_error& e) {  // a symlink loop or unreadable folder in the data
+    std::cerr << "error: " << (e.path1().empty() ? std::string("a data file") : e.path1().string()) << ": "
+              << e.code().message() << "; check the file or folder (a symbolic link loop, permissions)\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
     return 3;
   }
 }
+}  // namespace
+
+int sc_main(int argc, char* argv[]) { return with_stdout_checked(run_command(argc, argv)); }
 
 // Our own main: silence the SystemC banner (it would pollute --format json) and hand over
 // to the kernel, which calls sc_main.

@@ -61,16 +61,30 @@ Study load_study(const std::string& file) {
   Study s;
   s.file = file;
   s.name = r.string("name");
+  if (!is_plain_name(s.name))
+    r.fail("name", fmt::format("\"{}\" is not a name: the study's outputs are results/<name>.md / .json / .svg; use letters, "
+                               "digits, '.', '_' and '-' (no directory, not starting with '.')", s.name));
   s.description = r.string("description");
   s.prices = r.string("prices");
   s.axes = r.string_or("axes", "");
-  parse_axes(s.axes);  // a bad axis is an error now, not in a worker
+  // A bad axis is the study's error now, not a worker's.
+  const auto check_axes = [](JsonReader& at, const std::string& axes) {
+    try {
+      parse_axes(axes);
+    } catch (const UsageError& e) {
+      std::string why = e.what();
+      const std::string lead = "trnsim search: --axes ";
+      if (why.rfind(lead, 0) == 0) why = why.substr(lead.size());
+      at.fail("axes", why);
+    }
+  };
+  check_axes(r, s.axes);
   s.seq_len = r.integer("seq_len", 1, 1 << 20);
   for (int64_t t : r.integers("train_tokens_billions", 1, 1000000)) s.train_tokens.push_back(static_cast<double>(t) * 1e9);
   for (auto& h : r.children("hardware")) {
     StudyHw x{h.string("hw"), h.string_or("axes", ""), h.string_or("stack", ""), h.string_or("hw_set", ""), ""};
     x.label = h.string_or("label", x.hw_set.empty() ? x.hw : "");
-    parse_axes(x.axes);
+    check_axes(h, x.axes);
     if (!x.stack.empty()) {
       try {
         (void)stack_path(x.stack);
@@ -78,6 +92,7 @@ Study load_study(const std::string& file) {
         h.fail("stack", e.what());
       }
     }
+    if (!is_plain_name(x.hw)) h.fail("hw", fmt::format("\"{}\" is not an instance name; use a name from `trnsim list`", x.hw));
     if (!std::filesystem::exists(hw_path(x.hw))) h.fail("hw", fmt::format("unknown hw \"{}\"; see `trnsim list`", x.hw));
     if (!x.hw_set.empty()) {
       if (x.label.empty())
@@ -97,6 +112,13 @@ Study load_study(const std::string& file) {
   }
   for (auto& m : r.children("models")) {
     StudyModel x{m.string("model"), m.integer("chips", 1, 1 << 20), m.integer("global_batch", 1, 1 << 24)};
+    if (!is_plain_name(x.model)) m.fail("model", fmt::format("\"{}\" is not a model name; use a name from `trnsim list`", x.model));
+    for (const StudyHw& h : s.hardware) {  // whole nodes of every hardware, not a silent round-up
+      const int64_t per_node = study_hw(h).chips_per_node;
+      if (x.chips % per_node != 0)
+        m.fail("chips", fmt::format("{} chips is not a whole number of {} nodes ({} chips each); use {} or {}", x.chips, h.label,
+                                    per_node, x.chips / per_node * per_node, (x.chips / per_node + 1) * per_node));
+    }
     if (!std::filesystem::exists(model_path(x.model)))
       m.fail("model", fmt::format("unknown model \"{}\"; see `trnsim list`", x.model));
     m.finish();
@@ -110,6 +132,10 @@ Study load_study(const std::string& file) {
   if (r.has("pairs"))
     for (auto& p : r.children("pairs")) {
       s.pairs.push_back({p.string("trainium"), p.string("gpu")});
+      for (const auto& [key, name] : {std::pair<const char*, const std::string&>{"trainium", s.pairs.back().first}, {"gpu", s.pairs.back().second}})
+        if (std::none_of(s.hardware.begin(), s.hardware.end(), [&](const StudyHw& h) { return h.label == name; }))
+          p.fail(key, fmt::format("\"{}\" is not one of the study's hardware entries; name one by its \"hw\" (its \"label\" "
+                                  "for a hypothetical chip)", name));
       p.finish();
     }
   r.finish();
@@ -241,11 +267,23 @@ std::string compare_row_label(const nlohmann::json& row) {
   return row.contains("label") ? row["label"].get<std::string>() : row["hw"].get<std::string>();
 }
 
+namespace {
+PriceFile study_prices(const Study& s, const std::string& price_file) {
+  const PriceFile prices = load_price_file(price_file);
+  for (const auto& h : s.hardware) prices.price(h.hw, prices.plans.front());  // every hw priced (else a clear error)
+  return prices;
+}
+}  // namespace
+
+void check_study_file(const std::string& file) {
+  const Study s = load_study(file);
+  (void)study_prices(s, data_path(s.prices));
+}
+
 nlohmann::json run_compare(const CompareOptions& o) {
   const Study s = load_study(o.study);
   const std::string price_file = o.prices.empty() ? data_path(s.prices) : o.prices;
-  const PriceFile prices = load_price_file(price_file);
-  for (const auto& h : s.hardware) prices.price(h.hw, prices.plans.front());  // every hw priced (else a clear error)
+  const PriceFile prices = study_prices(s, price_file);
   // validation.json, parsed once: the intervals and the weak-scaling checks below both read it.
   const std::string validation_file = o.validation_json.empty() ? data_dir() + "/results/validation.json" : o.validation_json;
   const nlohmann::json validation_doc = load_json_file(validation_file);

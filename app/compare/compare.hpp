@@ -22,6 +22,9 @@ struct CompareOptions {
 };
 
 nlohmann::json run_compare(const CompareOptions& o);
+// `trnsim validate` of a study file: every check `compare` makes before it searches, its price
+// file included (every hardware priced); throws ConfigError naming the file and field.
+void check_study_file(const std::string& file);
 // The name a result row's hardware goes by in tables, charts and pairs: the study entry's "label"
 // for a hypothetical variant (an entry with "hw_set": its hw file edited), else the instance name.
 std::string compare_row_label(const nlohmann::json& row);

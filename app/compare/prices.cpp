@@ -51,7 +51,7 @@ PriceFile load_price_file(const std::string& file) {
         e.ignore(plan);
         entry.usd_per_node_hour[plan] = std::nullopt;
       } else {
-        entry.usd_per_node_hour[plan] = e.number(plan, 0.0, 1e5);
+        entry.usd_per_node_hour[plan] = e.number(plan, 1e-6, 1e5);  // free is not a price: it shows as 100 % savings
       }
     }
     entry.source = e.string("source");

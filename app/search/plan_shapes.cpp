@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <unistd.h>
+
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -71,6 +73,7 @@ void time_with(PlanShape& sh, const StepWork& work) {
 std::vector<PlanShape> build_plan_shapes(const std::vector<ShapeJob>& jobs, const ModelSpec& model,
                                          const std::vector<HwSpec>& hws, const ShapeNeeded& needed, int threads,
                                          bool progress) {
+  const bool tty = isatty(2) != 0;
   std::vector<PlanShape> shapes(jobs.size());
   // A batch holds a few plans per thread (a plan of a large model is megabytes) of one hardware.
   const size_t batch = 4 * static_cast<size_t>(std::max(threads, 1));
@@ -117,10 +120,12 @@ std::vector<PlanShape> build_plan_shapes(const std::vector<ShapeJob>& jobs, cons
         plans[k - i].reset();
       });
     }
-    if (progress) std::fprintf(stderr, "\r%zu / %zu plan shapes", j, jobs.size());
+    if (progress && tty) std::fprintf(stderr, "\rtrnsim search: %zu / %zu plan shapes", j, jobs.size());
+    if (progress && !tty && j * 10 / jobs.size() > i * 10 / jobs.size())  // a line per tenth where stderr is a log
+      std::fprintf(stderr, "trnsim search: %zu / %zu plan shapes\n", j, jobs.size());
     i = j;
   }
-  if (progress && !jobs.empty()) std::fputc('\n', stderr);
+  if (progress && tty && !jobs.empty()) std::fputc('\n', stderr);
   return shapes;
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -71,6 +72,7 @@ nlohmann::json run_search(const SearchOptions& o) {
     use_execution(o.space.stack_template, hws.back());  // a stack's execution mode, for bounds and runs alike
   }
   const std::vector<Layout> layouts = enumerate_space(o.space, model, hws);
+  if (o.progress && !layouts.empty()) std::cerr << fmt::format("trnsim search: {} layouts enumerated\n", layouts.size());
   const double tokens_per_step = static_cast<double>(o.space.global_batch * o.space.seq_len);
 
   // 1. Plan shapes and every layout's memory (on every core), then each fitting layout's bound,
@@ -360,6 +362,7 @@ nlohmann::json run_search(const SearchOptions& o) {
     unfit.push_back({{"hw", o.space.hws[static_cast<size_t>(key.first)]}, {"nodes", key.second}, {"enumerated", unfit_tried[key]}});
   doc["clusters_without_a_fitting_layout"] = unfit;
   const size_t fit = fits.size();
+  if (o.progress) std::cerr << fmt::format("trnsim search: {} layouts fit, {} simulated, the rest bounded out\n", fit, simulated.size());
   doc["counts"] = {{"enumerated", layouts.size()}, {"rejected", rejected}, {"fits", fit},
                    {"simulated", simulated.size()}, {"bounded_out", fit - simulated.size()},
                    {"bound_violations", violations}, {"plan_shapes", shapes.size()},

@@ -83,6 +83,12 @@ AxisLimits parse_axes(const std::string& text) {
       // On / off axes take 0 / 1 (on, off, true, false; attention: unfused, flash); recompute 0-3.
       static const std::vector<std::string> switches = {"sp", "tp_overlap", "dp_overlap", "fused", "attention", "ep_overlap"};
       const bool is_switch = std::find(switches.begin(), switches.end(), axis) != switches.end();
+      static const std::vector<std::string> degrees = {"tp", "pp", "vs", "mb", "ep", "etp", "cp"};
+      const bool is_degree = std::find(degrees.begin(), degrees.end(), axis) != degrees.end();
+      if (is_degree && (x < 1 || x > (int64_t{1} << 20)))
+        throw UsageError(fmt::format("trnsim search: --axes {}: \"{}\" is out of range; a degree is a whole number from 1 to 1048576", axis, v));
+      if (axis == "zero" && x > 3)
+        throw UsageError(fmt::format("trnsim search: --axes zero: \"{}\" is out of range; ZeRO stages are 0, 1, 2 and 3", v));
       if ((is_switch && x > 1) || (axis == "recompute" && x > 3))
         throw UsageError(fmt::format("trnsim search: --axes {}: \"{}\" is out of range ({})", axis, v,
                                      axis == "recompute" ? "none, selective, full, op_selective"

@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <sstream>
 #include <vector>
 
 #include "trnsim/error.hpp"
+#include "trnsim/json_reader.hpp"
 
 namespace trnsim {
 namespace {
@@ -34,6 +36,8 @@ void apply_json_edits(nlohmann::json& doc, const std::string& spec, const std::s
   for (const std::string& raw : split(spec, ';')) {
     const std::string item = trim(raw);
     if (item.empty()) continue;
+    if (!valid_utf8(item))
+      throw UsageError(fmt::format("{}: an edit is not valid UTF-8; write paths and values as UTF-8 text", option));
     const auto eq = item.find('=');
     if (eq == std::string::npos)
       throw UsageError(fmt::format("{} \"{}\": expected path=value, e.g. {}", option, item, example));
@@ -52,8 +56,8 @@ void apply_json_edits(nlohmann::json& doc, const std::string& spec, const std::s
                                      hw ? "hw file" : "workload"));
       at = &(*at)[keys[k]];
     }
-    nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    *at = value.is_discarded() ? nlohmann::json(text) : value;
+    const auto value = parse_json_value(text, fmt::format("{} {}", option, path));
+    *at = value ? *value : nlohmann::json(text);
   }
 }
 
@@ -71,7 +75,11 @@ bool any_edits(const std::vector<JsonEdits>& edits) {
 std::string edits_suffix(const std::vector<JsonEdits>& edits) {
   std::vector<std::string> parts;
   for (const JsonEdits& e : edits)
-    if (!e.spec.empty()) parts.push_back(fmt::format("{} {}", e.option, e.spec));
+    if (!e.spec.empty()) {
+      // Messages name the file and the JSON path that failed; a long list of edits is not echoed whole.
+      const size_t n = static_cast<size_t>(std::count(e.spec.begin(), e.spec.end(), ';')) + 1;
+      parts.push_back(e.spec.size() <= 200 ? fmt::format("{} {}", e.option, e.spec) : fmt::format("{}'s {} edits", e.option, n));
+    }
   return parts.empty() ? std::string() : fmt::format(" (with {})", fmt::join(parts, " "));
 }
 

@@ -35,8 +35,17 @@ std::string data_dir() {
   return TRNSIM_INSTALL_DATA_DIR;
 }
 
-std::string model_path(const std::string& name) { return data_dir() + "/models/" + name + ".json"; }
-std::string hw_path(const std::string& name) { return data_dir() + "/hw/" + name + ".json"; }
+namespace {
+std::string data_file(const char* kind, const char* folder, const std::string& name) {
+  if (!is_plain_name(name))
+    throw ConfigError(fmt::format("{} \"{}\" is not a name; use a file name from `trnsim list` without directory or .json",
+                                  kind, name));
+  return data_dir() + "/" + folder + "/" + name + ".json";
+}
+}  // namespace
+
+std::string model_path(const std::string& name) { return data_file("model", "models", name); }
+std::string hw_path(const std::string& name) { return data_file("hw", "hw", name); }
 std::string stack_path(const std::string& name) {
   if (name.empty() || name[0] == '.' || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789._-") != std::string::npos)
     throw ConfigError(fmt::format("\"{}\" is not a stack name; use a file name from stacks/ without directory or .json "
@@ -63,8 +72,10 @@ void validate_against_hw(const Workload& w, const HwSpec& hw) {
                                         hw.instance, hw.cores_per_node()));
   const int64_t devices = w.nodes * hw.cores_per_node();
   if (w.devices() != devices)
-    fail("/parallel", fmt::format("tp x pp x dp = {} x {} x {} = {} but {} nodes of {} have {} cores; make the product {}",
-                                  w.tp, w.pp, w.dp, w.devices(), w.nodes, hw.instance, devices, devices));
+    fail("/parallel", w.cp > 1 ? fmt::format("tp x pp x cp x dp = {} x {} x {} x {} = {} but {} nodes of {} have {} cores; make the product {}",
+                                             w.tp, w.pp, w.cp, w.dp, w.devices(), w.nodes, hw.instance, devices, devices)
+                               : fmt::format("tp x pp x dp = {} x {} x {} = {} but {} nodes of {} have {} cores; make the product {}",
+                                             w.tp, w.pp, w.dp, w.devices(), w.nodes, hw.instance, devices, devices));
   // TP may span nodes (Megatron allows it; its collectives then cross the NICs) in whole nodes.
   if (w.tp > hw.cores_per_node() && w.tp % hw.cores_per_node() != 0)
     fail("/parallel/tp", fmt::format("tp {} spans nodes but is not a multiple of the {} cores of one {} node; use a "

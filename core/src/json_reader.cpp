@@ -103,11 +103,14 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
     Frame& f = stack.back();
     return f.path + "/" + (f.object ? pending_key : std::to_string(f.index++));
   };
-  auto cb = [&](int /*depth*/, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
+  auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
     using E = nlohmann::json::parse_event_t;
     switch (ev) {
       case E::object_start:
       case E::array_start: {
+        if (depth >= kMaxJsonDepth)
+          throw ConfigError(config_message(file, stack.empty() ? "" : stack.back().path,
+                                           fmt::format("nested deeper than {} levels; a config file is a few levels deep", kMaxJsonDepth)));
         std::string path = child_path();
         stack.push_back({ev == E::object_start, path, {}, 0});
         break;
@@ -148,6 +151,40 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
     throw ConfigError(config_message(file, duplicate, "duplicate key; keep one of them"));
   if (!j.is_object()) throw ConfigError(config_message(file, "", "top level must be a JSON object {...}"));
   return j;
+}
+
+std::optional<nlohmann::json> parse_json_value(const std::string& text, const std::string& what) {
+  auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json&) {
+    using E = nlohmann::json::parse_event_t;
+    if ((ev == E::object_start || ev == E::array_start) && depth >= kMaxJsonDepth)
+      throw UsageError(fmt::format("{}: nested deeper than {} levels; give a flat value", what, kMaxJsonDepth));
+    return true;
+  };
+  nlohmann::json v = nlohmann::json::parse(text, cb, /*allow_exceptions=*/false);
+  if (v.is_discarded()) return std::nullopt;
+  return v;
+}
+
+bool is_plain_name(const std::string& s) {
+  return !s.empty() && s[0] != '.' &&
+         s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
+}
+
+bool valid_utf8(const std::string& s) {
+  const size_t n = s.size();
+  for (size_t i = 0; i < n;) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t len = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3 : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
+    if (len == 0 || i + len > n) return false;
+    for (size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    const auto c1 = len > 1 ? static_cast<unsigned char>(s[i + 1]) : 0;
+    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) ||  // overlong, surrogates
+        (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))     // overlong, beyond U+10FFFF
+      return false;
+    i += len;
+  }
+  return true;
 }
 
 JsonReader::JsonReader(const nlohmann::json& obj, std::string file, std::string path)

@@ -215,6 +215,13 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file)
     r.fail("heads", "hidden must be divisible by heads; pick heads dividing hidden or give head_dim");
   if (m.heads % m.kv_heads != 0) r.fail("kv_heads", "heads must be divisible by kv_heads (grouped-query attention)");
   if (m.encoder && m.parallel_residual) r.fail("parallel_residual", "encoder (BERT) models are post-norm sequential; set false");
+  if (m.moe.active()) {
+    bool any = false;
+    for (int64_t l = 0; l < m.layers && !any; ++l) any = m.is_moe_layer(l);
+    if (!any)
+      r.fail("moe", fmt::format("no layer is a MoE layer (dense_layers {}, every {}, {} layers); lower dense_layers or "
+                                "remove the moe section for a dense model", m.moe.dense_layers, m.moe.every, m.layers));
+  }
   return m;
 }
 

@@ -93,8 +93,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
   w.hw = r.string("hw");
   // Names, not paths: "../hw/trn1.32xlarge" must not load a hw file as a model.
   for (const auto& [key, name] : {std::pair<const char*, const std::string&>{"model", w.model}, {"hw", w.hw}})
-    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-                            std::string::npos || name[0] == '.')
+    if (!is_plain_name(name))
       r.fail(key, fmt::format("\"{}\" is not a name; use a file name from `trnsim list` without directory or .json", name));
   w.nodes = r.integer("nodes", 1, 100000);
   w.cores_per_node = r.integer_or("cores_per_node", 0, 1, 4096);

@@ -71,6 +71,13 @@ bool read_op_cache_or_warn(const std::string& file, OpTimingMap& into) {
   }
 }
 
+void require_op_cache_file(const std::string& file, const std::string& option) {
+  std::error_code ec;
+  if (file.empty() || std::filesystem::is_directory(file, ec))
+    throw UsageError(fmt::format("{} {}: is a directory; give a file path (the cache is created there if missing)", option,
+                                 file.empty() ? "\"\"" : file));
+}
+
 void write_op_cache(const std::string& file, const OpTimingMap& entries) {
   std::vector<const OpTimingMap::value_type*> sorted;
   sorted.reserve(entries.size());

@@ -31,6 +31,8 @@ void read_op_cache(const std::string& file, OpTimingMap& into);
 // warning on stderr naming it and why (the op timings are then simulated afresh, and the next
 // save replaces the file). Returns false when it was ignored.
 bool read_op_cache_or_warn(const std::string& file, OpTimingMap& into);
+// Refuses a cache path that cannot be a file (a directory), naming the option, before any work.
+void require_op_cache_file(const std::string& file, const std::string& option);
 // Writes `entries` sorted by key, atomically.
 void write_op_cache(const std::string& file, const OpTimingMap& entries);
 

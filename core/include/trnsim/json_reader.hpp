@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +19,17 @@ nlohmann::json load_json_file(const std::string& file);  // throws ConfigError (
 // The same checks on JSON text (malformed, duplicate keys, out-of-range numbers, not an
 // object); `file` names the source in messages (a path, or e.g. "<dict>" from Python).
 nlohmann::json parse_json_text(const std::string& text, const std::string& file);
+// Deepest nesting a config may have: real files nest 4-5 levels; the cap keeps a hostile file from
+// exhausting the stack or memory. `what` names the source in the one-line error.
+constexpr int kMaxJsonDepth = 256;
+// One JSON value (of a --set edit, say) with the same depth cap; nullopt where it is not JSON.
+std::optional<nlohmann::json> parse_json_value(const std::string& text, const std::string& what);
+// Whether `s` names a data file (hw, model, study output) rather than a path: letters, digits, '.',
+// '_' and '-', not starting with '.'. Names are resolved inside the data directory; "../hw/x" or an
+// absolute path must not reach the file system.
+bool is_plain_name(const std::string& s);
+// Whether `s` is well-formed UTF-8 (JSON text must be; a --set value or a path need not be).
+bool valid_utf8(const std::string& s);
 
 class JsonReader {
  public:
