@@ -362,7 +362,8 @@ nlohmann::json run_search(const SearchOptions& o) {
     unfit.push_back({{"hw", o.space.hws[static_cast<size_t>(key.first)]}, {"nodes", key.second}, {"enumerated", unfit_tried[key]}});
   doc["clusters_without_a_fitting_layout"] = unfit;
   const size_t fit = fits.size();
-  if (o.progress) std::cerr << fmt::format("trnsim search: {} layouts fit, {} simulated, the rest bounded out\n", fit, simulated.size());
+  if (o.progress && !layouts.empty())
+    std::cerr << fmt::format("trnsim search: {} layouts fit, {} simulated, the rest bounded out\n", fit, simulated.size());
   doc["counts"] = {{"enumerated", layouts.size()}, {"rejected", rejected}, {"fits", fit},
                    {"simulated", simulated.size()}, {"bounded_out", fit - simulated.size()},
                    {"bound_violations", violations}, {"plan_shapes", shapes.size()},
