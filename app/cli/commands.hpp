@@ -19,5 +19,6 @@ int cmd_campaign(const ArgList& args);
 int cmd_run_batch(const ArgList& args);
 int cmd_validation(const ArgList& args);
 int cmd_compare(const ArgList& args);
+int cmd_collective(const ArgList& args);
 
 }  // namespace trnsim

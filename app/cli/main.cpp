@@ -31,7 +31,8 @@ const char* kUsage =
     "  search                   exact top-K layouts and Pareto front over the whole space (branch-and-bound)\n"
     "  validation               predict the public validation corpus; results/validation.md, CI gate\n"
     "  compare STUDY.json       best layout per hardware, $ per token and time to train, with intervals\n"
-    "  campaign WORKLOAD.json   whole training run with failures: goodput, days, node-hours, cost\n";
+    "  campaign WORKLOAD.json   whole training run with failures: goodput, days, node-hours, cost\n"
+    "  collective --hw H        one collective on idle links, as nccl-tests prints it; --compare a measured table\n";
 }
 
 namespace {
@@ -56,7 +57,7 @@ int run_command(int argc, char* argv[]) {
       {"graph", cmd_graph},     {"calibrate", cmd_calibrate}, {"reproduce", cmd_reproduce},
       {"sweep", cmd_sweep},     {"search", cmd_search},     {"merge", cmd_merge},         {"campaign", cmd_campaign},
       {"run-batch", cmd_run_batch}, {"validation", cmd_validation},
-      {"compare", cmd_compare}};
+      {"compare", cmd_compare}, {"collective", cmd_collective}};
   if (argc >= 2 && std::string(argv[1]) == "--version") {
     std::printf("trnsim %s (SystemC %s)\n", TRNSIM_VERSION, sc_core::sc_release());
     return 0;

@@ -132,10 +132,12 @@ Study load_study(const std::string& file) {
   if (r.has("pairs"))
     for (auto& p : r.children("pairs")) {
       s.pairs.push_back({p.string("trainium"), p.string("gpu")});
-      for (const auto& [key, name] : {std::pair<const char*, const std::string&>{"trainium", s.pairs.back().first}, {"gpu", s.pairs.back().second}})
+      for (const auto& [key, named] : {std::pair<const char*, const std::string&>{"trainium", s.pairs.back().first}, {"gpu", s.pairs.back().second}}) {
+        const std::string& name = named;  // a structured binding cannot be captured before C++20
         if (std::none_of(s.hardware.begin(), s.hardware.end(), [&](const StudyHw& h) { return h.label == name; }))
           p.fail(key, fmt::format("\"{}\" is not one of the study's hardware entries; name one by its \"hw\" (its \"label\" "
                                   "for a hypothetical chip)", name));
+      }
       p.finish();
     }
   r.finish();

@@ -30,17 +30,8 @@ std::map<CollectiveKey, double>& collective_memo() {
 // A collective alone on idle links: the least it can take inside a step (other traffic on its
 // links only queues it). Simulated once per (hardware, kind, bytes, group, stride) and memoised.
 double simulate_idle_collective_s(const HwSpec& hw, const CollectiveKey& key, const Op& op, int stride) {
-  Platform& platform = Platform::instance();
-  auto algo = make_collective(hw.collectives.inter_algorithm, hw.collectives.intra_algorithm);
   const CollectiveCall call{op.kind, op.comm_bytes, layout_group(hw, stride, op.group_size), op.routing};
-  double took = 0;
-  platform.threads().run([&] {
-    const sc_core::sc_time t0 = sc_core::sc_time_stamp();
-    algo->run(platform.fabric(), call);
-    took = (sc_core::sc_time_stamp() - t0).to_seconds();
-  });
-  run_kernel();
-  return collective_memo()[key] = took;
+  return collective_memo()[key] = idle_collective_seconds(hw, call);
 }
 
 // Least time one op list can take on a rank, two ways:

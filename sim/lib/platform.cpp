@@ -26,4 +26,17 @@ void Platform::configure(const HwSpec& hw) {
   fabric_.configure(hw);
 }
 
+double idle_collective_seconds(const HwSpec& hw, const CollectiveCall& call) {
+  Platform& platform = Platform::instance();
+  auto algo = make_collective(hw.collectives.inter_algorithm, hw.collectives.intra_algorithm);
+  double took = 0;
+  platform.threads().run([&] {
+    const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+    algo->run(platform.fabric(), call);
+    took = (sc_core::sc_time_stamp() - t0).to_seconds();
+  });
+  run_kernel();
+  return took;
+}
+
 }  // namespace trnsim

@@ -3,6 +3,7 @@
 // this is built on first use, before any sc_start, and reconfigured per hw description.
 #pragma once
 #include "chip.hpp"
+#include "collective.hpp"
 #include "fabric.hpp"
 #include "op_timer.hpp"
 #include "thread_pool.hpp"
@@ -26,5 +27,10 @@ class Platform {
   OpTimer timer_;
   ThreadPool threads_;
 };
+
+// One collective alone on idle links of `hw` (the platform is configured for it), with the hw
+// file's algorithms: the least it takes inside a step, and what a collective benchmark
+// (nccl-tests, nccom-test) measures. Seconds.
+double idle_collective_seconds(const HwSpec& hw, const CollectiveCall& call);
 
 }  // namespace trnsim

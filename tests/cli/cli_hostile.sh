@@ -110,6 +110,15 @@ expect 1 "cannot write file" "$t" validation --explain seed:3 --trace "$tmp/t.js
 "$t" run "$TN" --op-cache "$tmp/oc.bin" >/dev/null && [ -f "$tmp/oc.bin" ] && [ -z "$(ls "$tmp" | grep 'oc\.bin\.')" ] ||
   { echo "FAIL: --op-cache did not create the file it names: $(ls "$tmp")"; fail=1; }
 expect 2 "--op-cache .*: is a directory" "$t" run "$TN" --op-cache "$tmp"
+# trnsim collective: its options checked before anything is simulated; a measured table compared.
+expect 2 "--hw is required" "$t" collective
+expect 2 "--op broadcast: use all_reduce" "$t" collective --hw p5.48xlarge --op broadcast
+expect 2 "--size 8G..32M: expected LO..HI" "$t" collective --hw p5.48xlarge --size 8G..32M
+expect 2 "\"32Q\" is not a size" "$t" collective --hw p5.48xlarge --size 32M,32Q
+expect 0 "mean abs error on bus bandwidth: .* over 80 rows" "$t" collective --hw p5.48xlarge --compare data/validation/nccl_tests_p5_efa.csv
+expect 1 "no row is for trn1.32xlarge" "$t" collective --hw trn1.32xlarge --compare data/validation/nccl_tests_p5_efa.csv
+printf 'collective,nodes,size_MB,busbw_GBps\nall_reduce,2,32,-1\n' >"$tmp/neg.csv"
+expect 1 "neg.csv: row 1: column busbw_GBps: \"-1\" is not a positive number" "$t" collective --hw p5.48xlarge --compare "$tmp/neg.csv"
 # No stray temporaries anywhere in the scratch directory.
 [ -z "$(find "$tmp" -name '*.tmp.*')" ] || { echo "FAIL: temporaries left: $(find "$tmp" -name '*.tmp.*')"; fail=1; }
 exit $fail

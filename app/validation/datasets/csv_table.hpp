@@ -22,6 +22,7 @@ class CsvTable {
   size_t rows() const { return rows_.size(); }
   // Cell of data row r (0-based) in the named column; throws ConfigError if the column is missing.
   const std::string& at(size_t r, const std::string& column) const;
+  bool has(const std::string& column) const { return columns_.count(column) > 0; }
   const std::string& file() const { return file_; }
 
  private:
