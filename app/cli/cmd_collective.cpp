@@ -7,7 +7,6 @@
 
 #include "cli_args.hpp"
 #include "collective_bench.hpp"
-#include "collective_table.hpp"
 #include "command_api.hpp"
 #include "commands.hpp"
 #include "scenario.hpp"
@@ -84,7 +83,7 @@ int cmd_collective(const ArgList& argv) {
   const HwSpec hw = a.get("hw-set").empty() ? load_hw_spec(hw_path(a.get("hw"))) : load_hw_with_edits(a.get("hw"), a.get("hw-set"));
   std::vector<MeasuredCollective> measured;
   if (a.has("compare")) {
-    measured = rows_for(load_collective_table(a.get("compare")), hw);
+    measured = rows_for(load_collective_table(a.get("compare")), hw.instance);
     if (measured.empty())
       throw ConfigError(fmt::format("{}: no row is for {} (its hardware column names other instances)", a.get("compare"), hw.instance));
   }

@@ -24,6 +24,7 @@
 #include "trnsim/json_reader.hpp"
 #include "hw_spec.hpp"
 #include "stack_profile.hpp"
+#include "workload_set.hpp"
 
 #include <map>
 
@@ -82,6 +83,7 @@ Args sweep_args() {
       .option("micro-batches", "1,2,4", "micro-batch sizes to try")
       .option("precision", "bf16", "bf16 (BF16 with stochastic rounding where the chip has it, else mixed-bf16), fp8, mxfp8 or nvfp4 (a format one of the --hw chips lacks is an error)")
       .option("stack", "", "training-stack profile (stacks/<name>.json, e.g. torchtitan, megatron-core, nxd) applied to every layout: the fields it sets win over the enumerated ZeRO / fusion / SP values")
+      .option("hw-set", "", "what-if edits of every --hw file, e.g. \"collectives.measured_table=my_nccl_tests.csv\" (your cluster's measured collectives) or \"inter_node.nic_Gbps_per_node=6400\"")
       .option("lora-rank", "0", "fine-tune with LoRA adapters of this rank on every linear layer, the base frozen (0: full training; dense decoders only)")
       .option("train-tokens", "1e12", "tokens of the training run for time/cost-to-train")
       .option("workers", std::to_string(hc ? hc : 1), "worker processes in parallel")
@@ -140,6 +142,9 @@ SweepOptions sweep_options(const Args& a) {
   o.timeout_s = a.number("timeout", 1e-4, 86400);
   o.train_tokens = a.number("train-tokens", 1e6, 1e16);
   o.op_cache = a.get("op-cache");
+  o.space.hw_set = a.get("hw-set");
+  for (const std::string& h : o.hws)  // a bad edit is an error now, not in every worker
+    if (!o.space.hw_set.empty()) (void)load_hw_with_edits(h, o.space.hw_set);
   if (a.has("op-cache")) require_op_cache_file(o.op_cache, "--op-cache");
   if (std::sscanf(a.get("shard").c_str(), "%d/%d", &o.shard_index, &o.shard_count) != 2 || o.shard_index < 1 ||
       o.shard_index > o.shard_count)
@@ -163,6 +168,7 @@ int cmd_run_batch(const ArgList& argv) {
          "write DIR/<name>.report.json (the report) or DIR/<name>.err (the one-line error). SystemC elaborates once\n"
          "for the whole batch; the sweep re-runs a failed batch one configuration per process.");
   a.option("outdir", "", "output directory").option("op-cache", "", "op-timing cache file (read; new ops go to FILE.<pid>)")
+      .option("hw-set", "", "what-if edits of every workload's hw file (as `trnsim run --hw-set`)")
       .option("data-dir", "", "directory holding hw/ and models/")
       .option("heartbeat", "", "file rewritten (with the workload's name) before each workload: the sweep's per-configuration time-out");
   if (!a.parse(argv)) return 0;
@@ -181,7 +187,7 @@ int cmd_run_batch(const ArgList& argv) {
     const std::string base = a.get("outdir") + "/" + std::filesystem::path(file).stem().string();
     if (a.has("heartbeat")) std::ofstream(a.get("heartbeat"), std::ios::trunc) << file << "\n";
     try {
-      Scenario s = load_scenario(file);
+      Scenario s = a.has("hw-set") ? load_scenario_with_set(file, "", false, a.get("hw-set")) : load_scenario(file);
       maybe_inject_fault(s.workload.name);
       // Written whole once the simulation has finished: the sweep takes its existence as "done".
       write_file_atomically(base + ".report.json", make_report(s, execute_step(s)).dump() + "\n",

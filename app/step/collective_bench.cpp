@@ -9,29 +9,6 @@
 
 namespace trnsim {
 
-std::optional<OpKind> collective_named(const std::string& word) {
-  if (word == "all_reduce") return OpKind::AllReduce;
-  if (word == "all_gather") return OpKind::AllGather;
-  if (word == "reduce_scatter") return OpKind::ReduceScatter;
-  if (word == "alltoall") return OpKind::AllToAll;
-  return std::nullopt;
-}
-
-const char* collective_word(OpKind kind) {
-  switch (kind) {
-    case OpKind::AllReduce: return "all_reduce";
-    case OpKind::AllGather: return "all_gather";
-    case OpKind::ReduceScatter: return "reduce_scatter";
-    case OpKind::AllToAll: return "alltoall";
-    default: return "?";
-  }
-}
-
-double bus_factor(OpKind kind, int ranks) {
-  const double n = ranks;
-  return kind == OpKind::AllReduce ? 2 * (n - 1) / n : (n - 1) / n;
-}
-
 std::optional<double> parse_size(const std::string& text) {
   if (text.empty()) return std::nullopt;
   char* end = nullptr;
@@ -65,6 +42,12 @@ CollectiveBench bench_collective(const HwSpec& hw, OpKind kind, int nodes, doubl
   b.algbw_GBps = b.time_s > 0 ? size_bytes / b.time_s / 1e9 : 0;
   b.busbw_GBps = b.algbw_GBps * bus_factor(kind, b.ranks);
   return b;
+}
+
+std::vector<CollectiveComparison> compare_collectives(const HwSpec& hw, const std::vector<MeasuredCollective>& rows) {
+  std::vector<CollectiveComparison> out;
+  for (const auto& m : rows) out.push_back({bench_collective(hw, m.kind, m.nodes, m.size_bytes), m});
+  return out;
 }
 
 }  // namespace trnsim

@@ -1,15 +1,16 @@
 // collective_bench.hpp — one collective alone on idle links, reported as nccl-tests and nccom-test
-// report it (size, time, algorithm and bus bandwidth).
+// report it (size, time, algorithm and bus bandwidth), and beside a measured table.
 // Why: the collective model is the part of trnsim a user can check on their own cluster in minutes
 // (all_reduce_perf, alltoall_perf), and a measured table is the ground truth for it
 // (data/validation/nccl_tests_p5_efa.csv). The time is the executor's own (the hw file's
-// algorithms on the fabric, idle_collective_seconds), so what this prints is what a step's
-// collectives cost before contention.
+// algorithms on the fabric, idle_collective_seconds, with the hw file's measured table if it names
+// one), so what this prints is what a step's collectives cost before contention.
 #pragma once
-#include <optional>
 #include <string>
+#include <vector>
 
 #include "hw_spec.hpp"
+#include "measured_collectives.hpp"
 #include "trnsim/op.hpp"
 
 namespace trnsim {
@@ -24,16 +25,17 @@ struct CollectiveBench {
   double busbw_GBps = 0;   // algbw x the op's bus factor (nccl-tests PERFORMANCE.md)
 };
 
-// The collective nccl-tests names `word` (all_reduce, all_gather, reduce_scatter, alltoall), or
-// nullopt for another word.
-std::optional<OpKind> collective_named(const std::string& word);
-const char* collective_word(OpKind kind);
-// nccl-tests' bus-bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for the others.
-double bus_factor(OpKind kind, int ranks);
 // Bytes in "32M", "32MB", "32MiB", "1.5G", "4096" (K / M / G / T are powers of 1024, as in
 // nccl-tests' -b / -e); nullopt where the text is not a size.
 std::optional<double> parse_size(const std::string& text);
 // The collective over every rank of `nodes` nodes of `hw`, one group, alone.
 CollectiveBench bench_collective(const HwSpec& hw, OpKind kind, int nodes, double size_bytes);
+
+struct CollectiveComparison {
+  CollectiveBench predicted;
+  MeasuredCollective measured;
+  double error() const { return predicted.busbw_GBps / measured.busbw_GBps - 1; }  // + = trnsim faster
+};
+std::vector<CollectiveComparison> compare_collectives(const HwSpec& hw, const std::vector<MeasuredCollective>& rows);
 
 }  // namespace trnsim

@@ -20,7 +20,7 @@ std::string layout_id(const Workload& w) {
 
 std::vector<Workload> enumerate_layouts(const LayoutSpace& sp) {
   const ModelSpec m = load_model_spec(model_path(sp.model));
-  const HwSpec hw = load_hw_spec(hw_path(sp.hw));
+  const HwSpec hw = sp.hw_set.empty() ? load_hw_spec(hw_path(sp.hw)) : load_hw_with_edits(sp.hw, sp.hw_set);
   const int64_t devices = sp.nodes * hw.cores_per_node();
   std::optional<StackProfile> stack;
   if (!sp.stack.empty()) stack = load_stack_profile(stack_lookup()(sp.stack));

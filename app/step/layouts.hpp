@@ -23,6 +23,8 @@ struct LayoutSpace {
   // layouts that become identical are listed once.
   std::string stack;
   int64_t lora_rank = 0;  // LoRA adapters of this rank on every linear layer (0: full training)
+  // What-if edits of the hw file (as `trnsim run --hw-set`, json_edits.hpp; "" = the file as it is).
+  std::string hw_set;
 };
 
 // Every combination that passes the structural checks (divisibility); memory is checked later.

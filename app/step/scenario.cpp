@@ -99,6 +99,10 @@ void validate_against_hw(const Workload& w, const HwSpec& hw) {
 // attention kernel with no published figure on the chip): lines for the report.
 std::vector<std::string> hardware_notes(const Workload& w, const HwSpec& hw) {
   std::vector<std::string> notes;
+  if (!hw.collectives.measured.empty())
+    notes.push_back(fmt::format("collectives that cross nodes follow the measured table {} ({} rows; `trnsim collective "
+                                "--compare` shows it beside the model)",
+                                hw.collectives.measured.file, hw.collectives.measured.rows.size()));
   const DType lin = linear_dtype(w.precision);
   if (is_low_precision(lin) && hw.tensor.slowdown(lin) >= 1.0)
     notes.push_back(fmt::format("{} runs {} GEMMs at the BF16 rate ({:.0f} vs {:.0f} TFLOPS per chip): no {} speed-up, "

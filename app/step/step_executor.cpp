@@ -60,6 +60,9 @@ class Executor {
       layouts_.push_back({tp.in_domain(d), dp.in_domain(d), pp.in_domain(d), ep.in_domain(d), edp.in_domain(d),
                           cp.in_domain(d), etp.in_domain(d)});
     }
+    // A measured collective table scales what crosses nodes; its idle runs happen now, before the step.
+    for (const GroupLayout* g : {&tp, &cp, &dp, &etp, &ep, &edp})
+      for (OpKind k : {OpKind::AllReduce, OpKind::ReduceScatter, OpKind::AllGather, OpKind::AllToAll}) prepare_measured(s.hw, k, g->nodes);
   }
 
   StepResult run() {
@@ -160,7 +163,7 @@ class Executor {
 
   void collective(int r, const Op& op, const std::string& trk) {
     const double t = now();
-    algo_->run(p_.fabric(), CollectiveCall{op.kind, op.comm_bytes, layout_of(r, op.group), op.routing});
+    algo_->run(p_.fabric(), as_measured(s_.hw, CollectiveCall{op.kind, op.comm_bytes, layout_of(r, op.group), op.routing}));
     record(op.label, trk, t);
   }
 

@@ -49,6 +49,7 @@ nlohmann::json sweep_space(const SweepOptions& o) {
   if (o.low_precision) s["precision"] = to_string(*o.low_precision);
   if (!o.space.stack.empty()) s["stack"] = o.space.stack;
   if (o.space.lora_rank > 0) s["lora_rank"] = o.space.lora_rank;
+  if (!o.space.hw_set.empty()) s["hw_set"] = o.space.hw_set;
   return s;
 }
 
@@ -75,7 +76,9 @@ nlohmann::json run_sweep(const SweepOptions& o) {
       sp.hw = hw;
       sp.nodes = n;
       sp.precision = o.low_precision ? *o.low_precision
-                     : load_hw_spec(hw_path(hw)).stochastic_rounding ? Precision::BF16_SR : Precision::MixedBF16;
+                     : (o.space.hw_set.empty() ? load_hw_spec(hw_path(hw)) : load_hw_with_edits(hw, o.space.hw_set)).stochastic_rounding
+                         ? Precision::BF16_SR
+                         : Precision::MixedBF16;
       for (auto& w : enumerate_layouts(sp)) all.push_back(w);
     }
   nlohmann::json doc;
@@ -113,6 +116,7 @@ nlohmann::json run_sweep(const SweepOptions& o) {
   auto common = [&](std::vector<std::string> argv) {
     argv.insert(argv.end(), {"--data-dir", data_dir()});
     if (!o.op_cache.empty()) argv.insert(argv.end(), {"--op-cache", o.op_cache});
+    if (!o.space.hw_set.empty()) argv.insert(argv.end(), {"--hw-set", o.space.hw_set});
     return argv;
   };
   std::vector<Job> jobs;

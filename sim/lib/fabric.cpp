@@ -51,7 +51,7 @@ void Fabric::send(const PathCost& path, Bytes chunk, int steps) {
   payload_.set_data_length(sizeof(wire));
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   (*sockets_[ci])->b_transport(payload_, delay);
-  sc_core::wait(delay + (hop_latency_[ci] * static_cast<double>(path.hops) + step_overhead_) * static_cast<double>(steps));
+  sc_core::wait(delay + (hop_latency_[ci] * static_cast<double>(path.hops) + step_overhead_) * (static_cast<double>(steps) * path.latency_scale));
 }
 
 }  // namespace trnsim

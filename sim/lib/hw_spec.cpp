@@ -198,6 +198,17 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
     h.collectives.call_overhead_s = c.number_or("call_overhead_us", 0.0, 0.0, 1e6) * 1e-6;
     h.collectives.intra_bandwidth_fraction = c.number_or("intra_bandwidth_fraction", 1.0, 0.05, 1.0);
     h.collectives.compute_units = static_cast<int>(c.integer_or("compute_units", 0, 0, 1 << 20));
+    if (c.has("measured_table")) {  // a cluster's own nccl-tests / nccom-test results (measured_collectives.hpp)
+      const std::string table = c.string("measured_table");
+      try {
+        h.collectives.measured.file = table;
+        h.collectives.measured.rows = rows_for(load_collective_table(table), h.instance);
+      } catch (const ConfigError& e) {
+        c.fail("measured_table", e.what());
+      }
+      if (h.collectives.measured.rows.empty())
+        c.fail("measured_table", fmt::format("{} has no row for {} (its hardware column names other instances)", table, h.instance));
+    }
     if (h.collectives.compute_units >= h.tensor.units)
       c.fail("compute_units", fmt::format("a collective cannot hold all {} compute units (tensor.units) of the chip; "
                                           "give fewer, or 0 where collectives run on their own engines",
@@ -327,6 +338,7 @@ std::string HwSpec::intra_fingerprint() const {
 std::string HwSpec::fabric_fingerprint() const {
   return intra_fingerprint() + fmt::format("|l{}|nic{}:{}|su{}|c{}:{}:{}", intra.link_latency_s, inter.nic_bandwidth.base(), inter.latency_s,
                                            scaleup.latency_s, collectives.inter_algorithm, collectives.step_overhead_s,
-                                           collectives.call_overhead_s);
+                                           collectives.call_overhead_s) +
+         (collectives.measured.empty() ? std::string() : "|m" + collectives.measured.digest());
 }
 }  // namespace trnsim

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "measured_collectives.hpp"
+
 #include "trnsim/op.hpp"
 #include "trnsim/units.hpp"
 
@@ -134,6 +136,10 @@ struct CollectiveSpec {
   // thread block on an SM, so compute beside a collective gets the rest. 0: collectives run on
   // their own engines (DMA rings, on-chip NICs) and take nothing from compute.
   int compute_units = 0;
+  // The cluster's measured collective table (measured_table: a CSV path, absolute or relative to
+  // the working directory; empty: none): collectives that cross nodes take what it says on idle
+  // links (measured_collectives.hpp, idle_collective_seconds).
+  MeasuredTable measured;
 };
 
 // The host side of a device. Two ways a framework feeds the device, each a per-op host cost:

@@ -18,6 +18,9 @@ struct PathCost {
   double multiplicity = 1;  // flows sharing the bottleneck physical link
   int hops = 1;             // links traversed (latency)
   int domain = 0;           // which disjoint set of the class's links (see Link)
+  // Its hop latencies and per-step software cost x this: a measured collective table faster than
+  // the model's latencies scales them (measured_collectives.hpp); 1 otherwise.
+  double latency_scale = 1;
 };
 
 struct GroupLayout {
@@ -37,6 +40,11 @@ struct GroupLayout {
   GroupLayout in_domain(int d) const {
     GroupLayout g = *this;
     for (PathCost* p : {&g.intra_ring, &g.intra_direct, &g.domain_ring, &g.inter_ring, &g.flat_cross, &g.p2p}) p->domain = d;
+    return g;
+  }
+  GroupLayout with_latency_scale(double k) const {
+    GroupLayout g = *this;
+    for (PathCost* p : {&g.intra_ring, &g.intra_direct, &g.domain_ring, &g.inter_ring, &g.flat_cross, &g.p2p}) p->latency_scale = k;
     return g;
   }
 };

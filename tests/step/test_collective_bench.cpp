@@ -7,7 +7,7 @@
 #include <string>
 
 #include "collective_bench.hpp"
-#include "collective_table.hpp"
+#include "measured_collectives.hpp"
 #include "scenario.hpp"
 
 using namespace trnsim;
@@ -59,11 +59,42 @@ TEST_CASE("collective bench: the shipped p5 nccl-tests table is read and compare
   const auto rows = load_collective_table(std::string(TRNSIM_SOURCE_DIR) + "/data/validation/nccl_tests_p5_efa.csv");
   REQUIRE(rows.size() == 80);
   const HwSpec hw = load_hw_spec(hw_path("p5.48xlarge"));
-  REQUIRE(rows_for(rows, hw).size() == 80);
-  CHECK(rows_for(rows, load_hw_spec(hw_path("trn1.32xlarge"))).empty());
+  REQUIRE(rows_for(rows, hw.instance).size() == 80);
+  CHECK(rows_for(rows, "trn1.32xlarge").empty());
   CHECK(rows.front().size_bytes == 32.0 * 1024 * 1024);
   for (const CollectiveComparison& c : compare_collectives(hw, rows)) {
     CHECK(std::isfinite(c.error()));
     CHECK(c.predicted.ranks == c.measured.nodes * 8);
   }
+}
+
+namespace {
+const std::string kP5Table = std::string(TRNSIM_SOURCE_DIR) + "/data/validation/nccl_tests_p5_efa.csv";
+}  // namespace
+
+TEST_CASE("collective bench: with the cluster's measured table, every row is reproduced", "[collective][bench][measured][tlm]") {
+  const HwSpec hw = load_hw_with_edits("p5.48xlarge", "collectives.measured_table=" + kP5Table);
+  REQUIRE(hw.collectives.measured.rows.size() == 80);
+  CHECK(hw.fabric_fingerprint() != load_hw_spec(hw_path("p5.48xlarge")).fabric_fingerprint());
+  for (const CollectiveComparison& c : compare_collectives(hw, load_collective_table(kP5Table))) {
+    INFO(c.predicted.op << " " << c.predicted.nodes << " nodes " << c.predicted.size_bytes << " B");
+    CHECK(std::abs(c.error()) < 0.05);
+  }
+}
+
+TEST_CASE("measured table: interpolation between points, halves for the missing halves", "[collective][measured]") {
+  MeasuredTable t;
+  t.rows = {{OpKind::AllReduce, 2, 64.0 * (1 << 20), 100, "", 1}, {OpKind::AllReduce, 2, 256.0 * (1 << 20), 200, "", 2},
+            {OpKind::AllReduce, 8, 64.0 * (1 << 20), 50, "", 3}, {OpKind::AllReduce, 8, 256.0 * (1 << 20), 100, "", 4}};
+  const double mib = 1 << 20;
+  auto busbw = [&](OpKind k, int nodes, double size) { return size * bus_factor(k, nodes * 8) / *t.seconds(k, nodes, size, 8) / 1e9; };
+  CHECK(busbw(OpKind::AllReduce, 2, 64 * mib) == Approx(100));
+  CHECK(busbw(OpKind::AllReduce, 2, 128 * mib) == Approx(150));   // halfway in log2 size
+  CHECK(busbw(OpKind::AllReduce, 4, 64 * mib) == Approx(75));     // halfway in log2 nodes
+  CHECK(busbw(OpKind::AllReduce, 2, 4096 * mib) == Approx(200));  // held beyond the largest size
+  CHECK(busbw(OpKind::AllReduce, 64, 256 * mib) == Approx(100));  // held beyond the most nodes
+  // reduce_scatter without rows of its own: half an all_reduce's time.
+  CHECK(*t.seconds(OpKind::ReduceScatter, 2, 64 * mib, 8) == Approx(*t.seconds(OpKind::AllReduce, 2, 64 * mib, 8) / 2));
+  CHECK_FALSE(t.seconds(OpKind::AllToAll, 2, 64 * mib, 8));
+  CHECK_FALSE(t.seconds(OpKind::AllReduce, 1, 64 * mib, 8));  // inside a node: not the network's table
 }

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "csv_table.hpp"
+#include "trnsim/csv_table.hpp"
 #include "dataset_common.hpp"
 #include "trnsim/error.hpp"
 #include "validation.hpp"

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "dataset_common.hpp"
-#include "csv_table.hpp"
+#include "trnsim/csv_table.hpp"
 #include "memory_model.hpp"
 #include "scenario.hpp"
 #include "trnsim/error.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "csv_table.hpp"
+#include "trnsim/csv_table.hpp"
 #include "model_spec.hpp"
 #include "validation_case.hpp"
 #include "workload.hpp"

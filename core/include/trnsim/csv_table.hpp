@@ -1,5 +1,6 @@
 // csv_table.hpp — a small RFC-4180 CSV reader (quoted fields, doubled quotes, commas and
-// newlines inside quotes) for the validation corpus, with strict column lookup.
+// newlines inside quotes) with strict column lookup: the validation corpus and measured
+// collective tables (nccl-tests results) are read with it.
 #pragma once
 #include <map>
 #include <string>

@@ -1,5 +1,5 @@
 // csv_table.cpp — see csv_table.hpp.
-#include "csv_table.hpp"
+#include "trnsim/csv_table.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@ namespace trnsim {
 
 CsvTable CsvTable::load(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError(fmt::format("{}: cannot open the CSV file; the corpus ships in data/validation/ of the data directory (--data-dir), or pass --data DIR", file));
+  if (!in) throw ConfigError(fmt::format("{}: cannot open the CSV file; check the path (the validation corpus ships in data/validation/ of the data directory; --data DIR reads another copy)", file));
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
@@ -54,7 +54,7 @@ CsvTable CsvTable::load(const std::string& file) {
 const std::string& CsvTable::at(size_t r, const std::string& column) const {
   auto it = columns_.find(column);
   if (it == columns_.end())
-    throw ConfigError(fmt::format("{}: no column \"{}\"; the dataset mapping expects it", file_, column));
+    throw ConfigError(fmt::format("{}: no column \"{}\"; the reader expects it", file_, column));
   return rows_.at(r).at(it->second);
 }
 
