@@ -7,6 +7,9 @@
       stacked step-time breakdown bars from `trnsim run --format json` reports
   scripts/plot.py pareto results/sweep.json results/plots
       time-to-train vs cost-to-train of every simulated layout, Pareto front marked, per hardware
+  scripts/plot.py collectives results/collectives_p5.json results/plots
+      bus bandwidth against message size per node count, trnsim against a measured table
+      (`trnsim collective --compare TABLE --format json`), one panel per collective
   scripts/plot.py validation results/validation.json results/plots
       predicted vs measured per hardware family (log-log, y = x, +-10% band), and signed error
       against TP, PP, sequence length and model size
@@ -177,8 +180,32 @@ def pareto(src, outdir):
     print("wrote", fn)
 
 
+def collectives(src, outdir):
+    doc = json.load(open(src))
+    ops = sorted({r["op"] for r in doc["rows"]})
+    fig, axes = plt.subplots(1, len(ops), figsize=(5.2 * len(ops), 4.2), squeeze=False)
+    for ax, op in zip(axes[0], ops):
+        rows = [r for r in doc["rows"] if r["op"] == op]
+        nodes = sorted({r["nodes"] for r in rows})
+        for i, n in enumerate(nodes):
+            pts = sorted((r["size_bytes"] / 2**20, r["busbw_GBps"], r["measured_busbw_GBps"]) for r in rows if r["nodes"] == n)
+            color = plt.cm.viridis(i / max(1, len(nodes) - 1))
+            ax.plot([p[0] for p in pts], [p[2] for p in pts], "o-", color=color, label=f"{n} nodes measured")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "x--", color=color, label=f"{n} nodes trnsim")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("message size per rank (MiB)")
+        ax.set_ylabel("bus bandwidth (GB/s)")
+        ax.set_title(f"{op} on {doc['hw']}: measured (o) vs trnsim (x)")
+        ax.grid(alpha=0.3)
+    axes[0][-1].legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fn = os.path.join(outdir, "collectives_" + os.path.splitext(os.path.basename(src))[0].split("_", 1)[-1] + ".svg")
+    fig.savefig(fn, metadata={"Date": None})
+    print("wrote", fn)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("reproduction", "breakdown", "pareto", "validation"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("reproduction", "breakdown", "pareto", "validation", "collectives"):
         print(__doc__)
         sys.exit(2)
     kind = sys.argv[1]
@@ -187,4 +214,4 @@ if __name__ == "__main__":
         breakdown(sys.argv[2], sys.argv[3:])
     else:
         os.makedirs(sys.argv[3], exist_ok=True)
-        {"reproduction": reproduction, "pareto": pareto, "validation": validation}[kind](sys.argv[2], sys.argv[3])
+        {"reproduction": reproduction, "pareto": pareto, "validation": validation, "collectives": collectives}[kind](sys.argv[2], sys.argv[3])
