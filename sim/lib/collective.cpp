@@ -9,11 +9,13 @@ namespace trnsim {
 
 std::unique_ptr<CollectiveAlgorithm> make_ring(bool direct_intra);
 std::unique_ptr<CollectiveAlgorithm> make_hierarchical(bool direct_intra);
+std::unique_ptr<CollectiveAlgorithm> make_pipelined(bool direct_intra);
 
 std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name, const std::string& intra_name) {
   const bool direct = intra_name == "direct";
   if (name == "ring") return make_ring(direct);
   if (name == "hierarchical") return make_hierarchical(direct);
+  if (name == "pipelined") return make_pipelined(direct);
   throw std::invalid_argument("unknown collective algorithm: " + name);
 }
 

@@ -19,7 +19,7 @@ void Fabric::configure(const HwSpec& hw) {
   for (int c = 0; c < kLinkClasses; ++c) {
     auto cls = static_cast<LinkClass>(c);
     auto& l = *links_[static_cast<size_t>(c)];
-    if (cls == LinkClass::Nic) l.configure(hw.inter.nic_bandwidth, hw.inter.latency_s);
+    if (cls == LinkClass::Nic) l.configure(hw.inter.nic_bandwidth * hw.collectives.inter_bandwidth_fraction, hw.inter.latency_s);
     else if (cls == LinkClass::ScaleUp)
       l.configure(hw.scaleup.nodes > 1 ? hw.scaleup.node_bandwidth : hw.inter.nic_bandwidth, hw.scaleup.latency_s);
     else if (cls == LinkClass::OnChip) l.configure(hw.intra.onchip_bandwidth, hw.intra.link_latency_s);
@@ -28,6 +28,23 @@ void Fabric::configure(const HwSpec& hw) {
   }
   step_overhead_ = sim_seconds(step_overhead_s_);
   call_overhead_ = sim_seconds(hw.collectives.call_overhead_s);
+}
+
+void Fabric::send_pipelined(const std::vector<Transfer>& transfers) {
+  sc_core::sc_time longest = sc_core::SC_ZERO_TIME, latencies = sc_core::SC_ZERO_TIME;
+  for (const Transfer& t : transfers) {
+    if (t.steps <= 0) continue;
+    const auto ci = static_cast<size_t>(t.path->link);
+    WireBooking wire{t.chunk.base() * t.path->multiplicity * t.steps, t.path->domain};
+    payload_.set_command(tlm::TLM_WRITE_COMMAND);
+    payload_.set_data_ptr(reinterpret_cast<unsigned char*>(&wire));
+    payload_.set_data_length(sizeof(wire));
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    (*sockets_[ci])->b_transport(payload_, delay);
+    if (delay > longest) longest = delay;
+    latencies += (hop_latency_[ci] * static_cast<double>(t.path->hops) + step_overhead_) * (static_cast<double>(t.steps) * t.path->latency_scale);
+  }
+  sc_core::wait(longest + latencies);
 }
 
 void Fabric::begin_call() {

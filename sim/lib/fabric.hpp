@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <memory>
+#include <vector>
 #include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 
@@ -21,6 +22,16 @@ class Fabric : public sc_core::sc_module {
   // `steps` consecutive algorithm steps booked as one transaction (same bytes, latencies
   // and overheads as `steps` separate sends on an uncontended link).
   void send(const PathCost& path, Bytes chunk, int steps = 1);
+  // Transfers that flow through their links at once, as a pipelined collective's chunks pass the
+  // intra-node and the inter-node hops together: each is booked on its own link (contending with
+  // other traffic there), and the call waits for the last of them plus every transfer's step
+  // latencies (the pipeline's fill and drain).
+  struct Transfer {
+    const PathCost* path;
+    Bytes chunk;
+    int steps;
+  };
+  void send_pipelined(const std::vector<Transfer>& transfers);
   // The fixed cost of one collective call (hw collectives.call_overhead_us), before its first step.
   void begin_call();
   // Time one step would take on an idle fabric (used to pick a flat ring's bottleneck).

@@ -193,10 +193,11 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
   {
     auto c = r.child("collectives");
     h.collectives.intra_algorithm = c.choice("intra_algorithm", {"ring", "bidirectional-ring", "direct"});
-    h.collectives.inter_algorithm = c.choice("inter_algorithm", {"hierarchical", "ring"});
+    h.collectives.inter_algorithm = c.choice("inter_algorithm", {"hierarchical", "pipelined", "ring"});
     h.collectives.step_overhead_s = c.number("step_overhead_us", 0.0, 1e6) * 1e-6;
     h.collectives.call_overhead_s = c.number_or("call_overhead_us", 0.0, 0.0, 1e6) * 1e-6;
     h.collectives.intra_bandwidth_fraction = c.number_or("intra_bandwidth_fraction", 1.0, 0.05, 1.0);
+    h.collectives.inter_bandwidth_fraction = c.number_or("inter_bandwidth_fraction", 1.0, 0.05, 1.0);
     h.collectives.compute_units = static_cast<int>(c.integer_or("compute_units", 0, 0, 1 << 20));
     if (c.has("measured_table")) {  // a cluster's own nccl-tests / nccom-test results (measured_collectives.hpp)
       const std::string table = c.string("measured_table");
@@ -339,6 +340,7 @@ std::string HwSpec::fabric_fingerprint() const {
   return intra_fingerprint() + fmt::format("|l{}|nic{}:{}|su{}|c{}:{}:{}", intra.link_latency_s, inter.nic_bandwidth.base(), inter.latency_s,
                                            scaleup.latency_s, collectives.inter_algorithm, collectives.step_overhead_s,
                                            collectives.call_overhead_s) +
+         (collectives.inter_bandwidth_fraction != 1.0 ? fmt::format("|nf{}", collectives.inter_bandwidth_fraction) : std::string()) +
          (collectives.measured.empty() ? std::string() : "|m" + collectives.measured.digest());
 }
 }  // namespace trnsim

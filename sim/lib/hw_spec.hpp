@@ -132,6 +132,9 @@ struct CollectiveSpec {
   // Fraction of the chip-to-chip link rate a large collective achieves (measured bus bandwidth /
   // line rate, where a measurement is published; 1 where none is).
   double intra_bandwidth_fraction = 1.0;
+  // The same for the network: fraction of the NICs' line rate a large collective achieves across
+  // nodes (measured bus bandwidth / what the algorithm would reach at the line rate).
+  double inter_bandwidth_fraction = 1.0;
   // Compute units (a GPU's SMs) a running collective's kernels hold: NCCL runs each channel as a
   // thread block on an SM, so compute beside a collective gets the rest. 0: collectives run on
   // their own engines (DMA rings, on-chip NICs) and take nothing from compute.

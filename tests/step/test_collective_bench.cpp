@@ -98,3 +98,24 @@ TEST_CASE("measured table: interpolation between points, halves for the missing 
   CHECK_FALSE(t.seconds(OpKind::AllToAll, 2, 64 * mib, 8));
   CHECK_FALSE(t.seconds(OpKind::AllReduce, 1, 64 * mib, 8));  // inside a node: not the network's table
 }
+
+TEST_CASE("pipelined two-level collective: the slowest link's time plus every latency", "[collective][bench][tlm]") {
+  // On 2 p5 nodes an 8 GiB all-reduce pipelined through NVLink and EFA takes the larger of the two
+  // links' times (plus latencies, a vanishing share here), where the phase-after-phase algorithm
+  // takes their sum: NVLink moves 2 x 7/8 x S per GPU at its rate, EFA 2 x 1/2 x S/8 per GPU at
+  // 1/8 of the node's NIC rate (times the achieved fraction).
+  const double s = 8.0 * (1 << 30);
+  const HwSpec serial = load_hw_spec(hw_path("p5.48xlarge"));
+  const HwSpec piped = load_hw_with_edits("p5.48xlarge", "collectives.inter_algorithm=pipelined;collectives.inter_bandwidth_fraction=0.8");
+  const double nvlink = 2 * 7.0 / 8 * s / (serial.intra.link_bandwidth.base() * serial.collectives.intra_bandwidth_fraction);
+  const double efa = 2 * 0.5 * (s / 8) / (serial.inter.nic_bandwidth.base() / 8 * 0.8);
+  const double t_piped = bench_collective(piped, OpKind::AllReduce, 2, s).time_s;
+  CHECK(t_piped == Approx(std::max(nvlink, efa)).epsilon(0.01));
+  const double t_serial = bench_collective(serial, OpKind::AllReduce, 2, s).time_s;
+  CHECK(t_serial == Approx(nvlink + 2 * 0.5 * (s / 8) / (serial.inter.nic_bandwidth.base() / 8)).epsilon(0.01));
+  // Never slower than phase after phase, at any size or node count.
+  for (int nodes : {2, 8, 32})
+    for (double mib : {32.0, 1024.0})
+      CHECK(bench_collective(load_hw_with_edits("p5.48xlarge", "collectives.inter_algorithm=pipelined"), OpKind::AllReduce, nodes,
+                             mib * (1 << 20)).time_s <= bench_collective(serial, OpKind::AllReduce, nodes, mib * (1 << 20)).time_s * (1 + 1e-9));
+}
