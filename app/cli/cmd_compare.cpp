@@ -93,6 +93,9 @@ int cmd_compare(const ArgList& argv) {
   if (!a.parse(argv)) return 0;
   const CompareOptions o = compare_options(a);
   const double tolerance = a.number("tolerance", 0.0, 1.0);
+  if (!a.get("out").empty())  // outputs that cannot be written are refused before the searches run
+    for (const char* ext : {".json", ".md", ".svg"})
+      if (std::filesystem::is_directory(std::filesystem::path(a.get("out") + ext))) check_writable(a.get("out") + ext);
   const nlohmann::json doc = run_compare(o);
   const std::string prefix =
       a.get("out").empty() ? data_dir() + "/results/" + doc["study"]["name"].get<std::string>() : a.get("out");

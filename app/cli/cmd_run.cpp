@@ -60,6 +60,8 @@ int cmd_run(const ArgList& argv) {
   const std::string fmt_name = a.choice("format", {"text", "json", "md"});
   const double sensitivity = sensitivity_factor(a);
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
+  for (const char* out : {"output", "trace"})  // an output that cannot be written is refused before the step runs
+    if (a.has(out)) check_writable(a.get(out));
   Scenario s = load_scenario_with_set(a.positional()[0], a.get("set"), /*allow_oom=*/true, a.get("hw-set"));
   // Refused, with how sure trnsim's memory model is when the margin is small (memory_band.hpp).
   if (!s.fits) throw ConfigError(s.memory_error + memory_margin_note(s));

@@ -144,6 +144,8 @@ std::string single_resource_reading(const nlohmann::json& report, double signed_
 
 int explain_row(const ValidationOptions& base, const std::string& spec, const std::string& trace,
                 const std::string& workload_file, bool sensitivity) {
+  for (const std::string& out : {trace, workload_file})  // refused before the row is simulated
+    if (!out.empty()) check_writable(out);
   const auto colon = spec.find(':');
   const std::string dataset = spec.substr(0, colon);
   int row = 0;

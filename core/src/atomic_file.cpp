@@ -98,6 +98,18 @@ std::string write_temporary(const std::string& file, const std::string& shown, c
 
 }  // namespace
 
+void check_writable(const std::string& path) {
+  const Target t = resolve(path);
+  if (t.in_place) return;
+  const auto slash = t.file.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : t.file.substr(0, slash);
+  if (::access(dir.c_str(), W_OK) != 0) {
+    const int err = errno;
+    throw FileError(fmt::format("{}: cannot write file ({}: {}); check the directory exists and is writable", path, dir,
+                                std::strerror(err)));
+  }
+}
+
 void write_file_atomically(const std::string& path, const std::string& text, Durability d) {
   OutputSet one;
   one.add(path, text);

@@ -1,6 +1,8 @@
 // fabric.cpp — wiring of link classes and the per-step send (see fabric.hpp).
 #include "fabric.hpp"
 
+#include <algorithm>
+
 #include "sim_time.hpp"
 
 namespace trnsim {
@@ -34,15 +36,8 @@ void Fabric::send_pipelined(const std::vector<Transfer>& transfers) {
   sc_core::sc_time longest = sc_core::SC_ZERO_TIME, latencies = sc_core::SC_ZERO_TIME;
   for (const Transfer& t : transfers) {
     if (t.steps <= 0) continue;
-    const auto ci = static_cast<size_t>(t.path->link);
-    WireBooking wire{t.chunk.base() * t.path->multiplicity * t.steps, t.path->domain};
-    payload_.set_command(tlm::TLM_WRITE_COMMAND);
-    payload_.set_data_ptr(reinterpret_cast<unsigned char*>(&wire));
-    payload_.set_data_length(sizeof(wire));
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    (*sockets_[ci])->b_transport(payload_, delay);
-    if (delay > longest) longest = delay;
-    latencies += (hop_latency_[ci] * static_cast<double>(t.path->hops) + step_overhead_) * (static_cast<double>(t.steps) * t.path->latency_scale);
+    longest = std::max(longest, book(*t.path, t.chunk, t.steps));
+    latencies += step_latencies(*t.path, t.steps);
   }
   sc_core::wait(longest + latencies);
 }
@@ -57,18 +52,27 @@ void Fabric::reset_stats() {
 
 double Fabric::idle_step_seconds(const PathCost& path, Bytes chunk) const {
   const Link& l = *links_[static_cast<size_t>(path.link)];
-  return (chunk * path.multiplicity / l.bandwidth()).base() + path.hops * l.latency().to_seconds() + step_overhead_s_;
+  return (chunk * path.multiplicity / l.bandwidth()).base() +
+         (path.hops * l.latency().to_seconds() + step_overhead_s_) * path.latency_scale;
 }
 
-void Fabric::send(const PathCost& path, Bytes chunk, int steps) {
-  const auto ci = static_cast<size_t>(path.link);
+sc_core::sc_time Fabric::book(const PathCost& path, Bytes chunk, int steps) {
   WireBooking wire{chunk.base() * path.multiplicity * steps, path.domain};
   payload_.set_command(tlm::TLM_WRITE_COMMAND);
   payload_.set_data_ptr(reinterpret_cast<unsigned char*>(&wire));
   payload_.set_data_length(sizeof(wire));
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  (*sockets_[ci])->b_transport(payload_, delay);
-  sc_core::wait(delay + (hop_latency_[ci] * static_cast<double>(path.hops) + step_overhead_) * (static_cast<double>(steps) * path.latency_scale));
+  (*sockets_[static_cast<size_t>(path.link)])->b_transport(payload_, delay);
+  return delay;
+}
+
+sc_core::sc_time Fabric::step_latencies(const PathCost& path, int steps) const {
+  return (hop_latency_[static_cast<size_t>(path.link)] * static_cast<double>(path.hops) + step_overhead_) *
+         (static_cast<double>(steps) * path.latency_scale);
+}
+
+void Fabric::send(const PathCost& path, Bytes chunk, int steps) {
+  sc_core::wait(book(path, chunk, steps) + step_latencies(path, steps));
 }
 
 }  // namespace trnsim

@@ -42,6 +42,10 @@ class Fabric : public sc_core::sc_module {
  private:
   std::array<std::unique_ptr<Link>, kLinkClasses> links_;
   std::array<std::unique_ptr<tlm_utils::simple_initiator_socket<Fabric>>, kLinkClasses> sockets_;
+  // Books chunk x multiplicity x steps bytes on the path's link; returns when, from now, they are through.
+  sc_core::sc_time book(const PathCost& path, Bytes chunk, int steps);
+  // The path's hop latencies and per-step software cost over `steps` steps.
+  sc_core::sc_time step_latencies(const PathCost& path, int steps) const;
   double step_overhead_s_ = 0;
   std::array<sc_core::sc_time, kLinkClasses> hop_latency_{};
   sc_core::sc_time step_overhead_ = sc_core::SC_ZERO_TIME;

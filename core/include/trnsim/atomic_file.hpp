@@ -20,6 +20,9 @@ namespace trnsim {
 enum class Durability { Fsync, RenameOnly };
 
 void write_file_atomically(const std::string& path, const std::string& text, Durability d = Durability::Fsync);
+// Refuses, before any work, an output path that cannot be written: a directory, or a new file in a
+// folder that does not exist or is not writable (throws FileError naming the path).
+void check_writable(const std::string& path);
 
 // A command's outputs as one set: every file is written to its temporary first, and only when all
 // of them were written are they renamed into place, so a failure leaves none of them behind (a
