@@ -3,6 +3,8 @@
 strict loader agree (issue 17; stack profiles since issue 25):
   * each schema is a valid 2020-12 schema, and every field has a description (and numbers a unit);
   * every shipped hw / model / workload / stack file validates against its schema, and the loader accepts it;
+  * every field the loader knows in a section (its "known here" list for an unknown probe key put
+    in each object of each shipped file) is listed in the schema for that section;
   * every file in tests/bad/ that the loader rejects for a structural reason (unknown field, wrong
     type, out of range, unknown value, missing field, a path instead of a name) is rejected by the
     schema too. Cross-field rules (tp x pp x dp = cores, divisibility, memory) are the loader's alone,
@@ -12,8 +14,11 @@ usage: schema_agreement.py TRNSIM ROOT
 import glob
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from jsonschema import Draft202012Validator
 
@@ -60,6 +65,46 @@ loader = subprocess.run([trnsim, "validate", *shipped], capture_output=True, tex
 if loader.returncode != 0:
     failures.append("the loader rejects shipped files:\n" + loader.stdout)
 
+# Every field the loader knows in a section is in the schema's properties for it: an unknown probe
+# key in each object of each shipped file makes the loader list the section's known fields.
+def objects(doc, path=()):
+    yield path
+    for k, v in doc.items():
+        if isinstance(v, dict) and len(path) < 2:
+            yield from objects(v, path + (k,))
+
+probe_dir = tempfile.mkdtemp(prefix="trnsim-schema-")
+probes = {}
+for f in shipped:
+    doc = json.load(open(f))
+    for path in objects(doc):
+        d = json.loads(json.dumps(doc))
+        node = d
+        for k in path:
+            node = node[k]
+        node["zz_probe"] = 1
+        name = os.path.join(probe_dir, f"{len(probes)}.json")
+        json.dump(d, open(name, "w"))
+        probes[name] = (kind_of(f), path, f)
+out = subprocess.run([trnsim, "validate", *probes], capture_output=True, text=True).stdout
+known_checked = 0
+for line in out.splitlines():
+    m = re.match(r"FAIL (\S+): (\S*)/zz_probe: unknown field .*\(known here: (.*)\)$", line)
+    if not m or m.group(1) not in probes:
+        continue
+    kind, path, f = probes[m.group(1)]
+    node = schemas[kind].schema
+    for k in path:
+        node = node.get("properties", {}).get(k, {})
+    props = set(node.get("properties", {}))
+    for key in (k.strip() for k in m.group(3).split(",")):
+        known_checked += 1
+        if key not in props:
+            failures.append(f"{kind} field /{'/'.join(path + (key,))}: the loader reads it (seen probing {os.path.relpath(f, root)}) "
+                            f"but the {kind} schema does not list it")
+shutil.rmtree(probe_dir)
+failures = sorted(set(failures))
+
 expected = {}
 for line in open(os.path.join(root, "tests", "bad", "EXPECTED.tsv")):
     if line.strip() and not line.startswith("#"):
@@ -77,7 +122,8 @@ for name, fragment in sorted(expected.items()):
     if not list(schemas[kind_of(path)].iter_errors(json.load(open(path)))):
         failures.append(f"{name}: the loader rejects it ({out.stdout.strip()}) but the {kind_of(path)} schema accepts it")
 
-print(f"{len(shipped)} shipped files valid under the schemas; {structural} structurally bad files rejected by both")
+print(f"{len(shipped)} shipped files valid under the schemas; {known_checked} loader fields found in the schemas; "
+      f"{structural} structurally bad files rejected by both")
 if failures:
     print("\n".join(failures))
     sys.exit(1)
