@@ -197,6 +197,17 @@ py::dict campaign(const py::object& workload, const py::kwargs& kwargs) {
   return to_python(j);
 }
 
+py::dict collective(const std::string& hw, const py::kwargs& kwargs) {
+  refuse_file_options(kwargs, "trnsim.collective", {"output", "format"});
+  std::vector<std::string> argv = {"--hw", hw};
+  const auto rest = to_argv(kwargs);
+  argv.insert(argv.end(), rest.begin(), rest.end());
+  trnsim::Args a = trnsim::collective_args();
+  if (!a.parse(argv)) throw trnsim::UsageError("trnsim.collective: help is `trnsim collective --help`");
+  const nlohmann::json doc = simulate([&] { return trnsim::collective_json(a); });
+  return to_python(doc);
+}
+
 py::dict search(const std::string& model, const py::object& hw, const py::object& nodes, const py::kwargs& kwargs) {
   refuse_file_options(kwargs, "trnsim.search", {"out"});
   const std::vector<std::string> argv = space_argv(model, hw, nodes, kwargs);
@@ -237,7 +248,7 @@ PYBIND11_MODULE(trnsim, m) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   m.doc() =
       "trnsim: performance model of LLM training on accelerator clusters (the same C++ as the trnsim CLI).\n"
-      "run(), validate(), search(), compare(), validation(), sweep(), sweep_report(), campaign(); results are the CLI's JSON\n"
+      "run(), validate(), search(), compare(), validation(), sweep(), sweep_report(), campaign(), collective(); results are the CLI's JSON\n"
       "documents (the same schema as the files `trnsim run --format json`, `search` and `validation` write).";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -288,6 +299,10 @@ PYBIND11_MODULE(trnsim, m) {
         "A whole training run with failures (the `trnsim campaign --format json` document). Keyword arguments\n"
         "are the CLI's options with underscores: tokens=, mtbf_node_hours=, checkpoint_interval=, recovery=,\n"
         "storage_GBps=, async_save=True, trials=, seed= ...");
+  m.def("collective", &collective, py::arg("hw"),
+        "One collective over every rank of N nodes on idle links, as nccl-tests prints it (the `trnsim collective\n"
+        "--format json` document: rows of op, nodes, ranks, size_bytes, time_us, algbw_GBps, busbw_GBps). Keyword\n"
+        "arguments as its options: op='alltoall', nodes=[2, 4], size='32M..8G', compare='table.csv', hw_set=.");
   m.def("search", &search, py::arg("model"), py::arg("hw"), py::arg("nodes"),
         "Exact top-K layouts by throughput and by cost to train, and the Pareto front (the document `trnsim search`\n"
         "writes to PREFIX.json). Keyword arguments are the CLI's options with underscores: seq=, global_batch=,\n"

@@ -52,7 +52,7 @@ nlohmann::json row_json(const CollectiveBench& b) {
 
 }  // namespace
 
-int cmd_collective(const ArgList& argv) {
+Args collective_args() {
   Args a("collective", "--hw INSTANCE [options]",
          "Time one collective over every rank of N nodes on idle links, with the hw file's algorithms (what a\n"
          "step's collectives cost before contention), and print it as nccl-tests / nccom-test do: size, time,\n"
@@ -64,17 +64,20 @@ int cmd_collective(const ArgList& argv) {
       .option("nodes", "2", "comma-separated node counts")
       .option("size", "32M..8G", "sizes per rank: LO..HI doubling, or a comma list (K / M / G / T: powers of 1024, as nccl-tests)")
       .option("compare", "", "measured table (CSV) to compare with; its rows replace --op / --nodes / --size")
-      .option("hw-set", "", "what-if edits of the hw file, e.g. \"inter_node.nic_Gbps_per_node=6400\"")
+      .option("hw-set", "", "what-if edits of the hw file, e.g. \"inter_node.nic_Gbps_per_node=6400\" or \"collectives.measured_table=FILE\"")
       .option("format", "text", "text | json")
       .option("output", "", "write to FILE (atomically) instead of standard output")
       .option("data-dir", "", "directory holding hw/ and models/");
-  if (!a.parse(argv)) return 0;
+  return a;
+}
+
+nlohmann::json collective_json(const Args& a) {
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   if (!a.positional().empty()) throw UsageError("trnsim collective: takes no positional arguments; see --help");
   if (!a.has("hw")) throw UsageError("trnsim collective: --hw is required (e.g. --hw p5.48xlarge; `trnsim list` shows them)");
   if (!is_plain_name(a.get("hw")))
     throw UsageError(fmt::format("--hw {}: not an instance name; use a name from `trnsim list` (no directory, no .json)", a.get("hw")));
-  const std::string format = a.choice("format", {"text", "json"});
+  (void)a.choice("format", {"text", "json"});
   // Every option is read before anything is simulated.
   const auto kind = collective_named(a.get("op"));
   if (!kind) throw UsageError(fmt::format("trnsim collective: --op {}: use all_reduce, all_gather, reduce_scatter or alltoall", a.get("op")));
@@ -87,52 +90,66 @@ int cmd_collective(const ArgList& argv) {
     if (measured.empty())
       throw ConfigError(fmt::format("{}: no row is for {} (its hardware column names other instances)", a.get("compare"), hw.instance));
   }
-
   nlohmann::json doc = {{"hw", hw.instance}, {"algorithms", {{"inter", hw.collectives.inter_algorithm}, {"intra", hw.collectives.intra_algorithm}}},
                         {"ranks_per_node", hw.cores_per_node()}, {"rows", nlohmann::json::array()}};
-  std::string text = fmt::format("# trnsim collective on {} ({} ranks per node; {} across nodes, {} inside), idle links\n", hw.instance,
-                                 hw.cores_per_node(), hw.collectives.inter_algorithm, hw.collectives.intra_algorithm);
-  if (!measured.empty()) {
-    doc["compare"] = a.get("compare");
-    text += fmt::format("# measured: {}; error = trnsim busbw / measured - 1 (+ = trnsim faster)\n", a.get("compare"));
-    text += fmt::format("{:>14} {:>6} {:>6} {:>9} {:>12} {:>13} {:>13} {:>16} {:>8}\n", "op", "nodes", "ranks", "size", "time (us)",
-                        "algbw (GB/s)", "busbw (GB/s)", "measured (GB/s)", "error");
-    std::map<int, std::pair<double, int>> by_nodes;
-    double sum = 0;
-    for (const CollectiveComparison& c : compare_collectives(hw, measured)) {
-      nlohmann::json r = row_json(c.predicted);
-      r["measured_busbw_GBps"] = c.measured.busbw_GBps;
-      r["error"] = c.error();
-      r["table_row"] = c.measured.row;
-      doc["rows"].push_back(r);
-      sum += std::abs(c.error());
-      auto& [s, n] = by_nodes[c.measured.nodes];
-      s += std::abs(c.error());
-      ++n;
-      const CollectiveBench& b = c.predicted;
-      text += fmt::format("{:>14} {:>6} {:>6} {:>9} {:>12.1f} {:>13.2f} {:>13.2f} {:>16.2f} {:>+7.1f}%\n", b.op, b.nodes, b.ranks,
-                          size_text(b.size_bytes), b.time_s * 1e6, b.algbw_GBps, b.busbw_GBps, c.measured.busbw_GBps, 100 * c.error());
-    }
-    const double mean = sum / static_cast<double>(measured.size());
-    doc["mean_abs_error"] = mean;
-    text += fmt::format("mean abs error on bus bandwidth: {:.1f} % over {} rows;", 100 * mean, measured.size());
-    for (const auto& [n, sn] : by_nodes) {
-      doc["mean_abs_error_by_nodes"][std::to_string(n)] = sn.first / sn.second;
-      text += fmt::format(" {} nodes {:.1f} %", n, 100 * sn.first / sn.second);
-    }
-    text += "\n";
-  } else {
-    text += fmt::format("{:>14} {:>6} {:>6} {:>9} {:>12} {:>13} {:>13}\n", "op", "nodes", "ranks", "size", "time (us)", "algbw (GB/s)",
-                        "busbw (GB/s)");
+  if (!hw.collectives.measured.empty()) doc["measured_table"] = hw.collectives.measured.file;
+  if (measured.empty()) {
     for (int64_t n : nodes)
-      for (double s : sizes) {
-        const CollectiveBench b = bench_collective(hw, *kind, static_cast<int>(n), s);
-        doc["rows"].push_back(row_json(b));
-        text += fmt::format("{:>14} {:>6} {:>6} {:>9} {:>12.1f} {:>13.2f} {:>13.2f}\n", b.op, b.nodes, b.ranks, size_text(b.size_bytes),
-                            b.time_s * 1e6, b.algbw_GBps, b.busbw_GBps);
-      }
+      for (double s : sizes) doc["rows"].push_back(row_json(bench_collective(hw, *kind, static_cast<int>(n), s)));
+    return doc;
   }
-  const std::string out = format == "json" ? doc.dump(2) + "\n" : text;
+  doc["compare"] = a.get("compare");
+  std::map<int, std::pair<double, int>> by_nodes;
+  double sum = 0;
+  for (const CollectiveComparison& c : compare_collectives(hw, measured)) {
+    nlohmann::json r = row_json(c.predicted);
+    r["measured_busbw_GBps"] = c.measured.busbw_GBps;
+    r["error"] = c.error();
+    r["table_row"] = c.measured.row;
+    doc["rows"].push_back(r);
+    sum += std::abs(c.error());
+    auto& [s, n] = by_nodes[c.measured.nodes];
+    s += std::abs(c.error());
+    ++n;
+  }
+  doc["mean_abs_error"] = sum / static_cast<double>(measured.size());
+  for (const auto& [n, sn] : by_nodes) doc["mean_abs_error_by_nodes"][std::to_string(n)] = sn.first / sn.second;
+  return doc;
+}
+
+namespace {
+std::string collective_text(const nlohmann::json& doc) {
+  const bool compared = doc.contains("compare");
+  std::string text = fmt::format("# trnsim collective on {} ({} ranks per node; {} across nodes, {} inside), idle links{}\n",
+                                 doc["hw"].get<std::string>(), doc["ranks_per_node"].get<int>(), doc["algorithms"]["inter"].get<std::string>(),
+                                 doc["algorithms"]["intra"].get<std::string>(),
+                                 doc.contains("measured_table") ? fmt::format("; measured table {}", doc["measured_table"].get<std::string>()) : "");
+  if (compared) text += fmt::format("# measured: {}; error = trnsim busbw / measured - 1 (+ = trnsim faster)\n", doc["compare"].get<std::string>());
+  text += fmt::format("{:>14} {:>6} {:>6} {:>9} {:>12} {:>13} {:>13}", "op", "nodes", "ranks", "size", "time (us)", "algbw (GB/s)", "busbw (GB/s)");
+  text += compared ? fmt::format(" {:>16} {:>8}\n", "measured (GB/s)", "error") : "\n";
+  for (const auto& r : doc["rows"]) {
+    text += fmt::format("{:>14} {:>6} {:>6} {:>9} {:>12.1f} {:>13.2f} {:>13.2f}", r["op"].get<std::string>(), r["nodes"].get<int>(),
+                        r["ranks"].get<int>(), size_text(r["size_bytes"].get<double>()), r["time_us"].get<double>(),
+                        r["algbw_GBps"].get<double>(), r["busbw_GBps"].get<double>());
+    text += compared ? fmt::format(" {:>16.2f} {:>+7.1f}%\n", r["measured_busbw_GBps"].get<double>(), 100 * r["error"].get<double>()) : "\n";
+  }
+  if (compared) {
+    text += fmt::format("mean abs error on bus bandwidth: {:.1f} % over {} rows;", 100 * doc["mean_abs_error"].get<double>(), doc["rows"].size());
+    std::map<int, double> by_nodes;  // JSON keeps its keys as text; the line lists node counts in order
+    for (auto it = doc["mean_abs_error_by_nodes"].begin(); it != doc["mean_abs_error_by_nodes"].end(); ++it)
+      by_nodes[std::stoi(it.key())] = it.value().get<double>();
+    for (const auto& [n, e] : by_nodes) text += fmt::format(" {} nodes {:.1f} %", n, 100 * e);
+    text += "\n";
+  }
+  return text;
+}
+}  // namespace
+
+int cmd_collective(const ArgList& argv) {
+  Args a = collective_args();
+  if (!a.parse(argv)) return 0;
+  const nlohmann::json doc = collective_json(a);
+  const std::string out = a.get("format") == "json" ? doc.dump(2) + "\n" : collective_text(doc);
   if (a.has("output")) write_file_atomically(a.get("output"), out);
   else std::cout << out;
   return 0;

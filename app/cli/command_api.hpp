@@ -17,6 +17,12 @@ namespace trnsim {
 Args sweep_args();
 SweepOptions sweep_options(const Args& parsed);
 
+// `trnsim collective`: one collective on idle links as nccl-tests prints it (rows: op, nodes, ranks,
+// size_bytes, time_us, algbw_GBps, busbw_GBps), or beside a measured table (--compare: each row's
+// measured_busbw_GBps and error, mean_abs_error, mean_abs_error_by_nodes).
+Args collective_args();
+nlohmann::json collective_json(const Args& parsed);
+
 Args campaign_args();
 // The campaign of the workload named by the positional argument, or of `given` when not null.
 nlohmann::json campaign_json(const Args& parsed, const Scenario* given = nullptr);

@@ -32,5 +32,8 @@ def sweep_report(model: str, hw: Union[str, Sequence[str]], nodes: Union[int, Se
 def campaign(workload: PathOrDict, **options: Any) -> Json:
     """A training run with failures: the `trnsim campaign --format json` document."""
 
+def collective(hw: str, **options: Any) -> Json:
+    """One collective on idle links as nccl-tests prints it: the `trnsim collective --format json` document."""
+
 def set_data_dir(path: str) -> None: ...
 def data_dir() -> str: ...

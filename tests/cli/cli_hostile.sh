@@ -120,6 +120,12 @@ expect 0 "mean abs error on bus bandwidth: .* over 80 rows" "$t" collective --hw
 expect 1 "no row is for trn1.32xlarge" "$t" collective --hw trn1.32xlarge --compare data/validation/nccl_tests_p5_efa.csv
 printf 'collective,nodes,size_MB,busbw_GBps\nall_reduce,2,32,-1\n' >"$tmp/neg.csv"
 expect 1 "neg.csv: row 1: column busbw_GBps: \"-1\" is not a positive number" "$t" collective --hw p5.48xlarge --compare "$tmp/neg.csv"
+# 16. A search shows progress on stderr (a line per stage where stderr is not a terminal); --quiet silences it.
+"$t" search --model llama2-7b --hw trn1.32xlarge --nodes 1,2 --out "$tmp/prog" >/dev/null 2>"$tmp/prog.err"
+grep -q "trnsim search: .* layouts enumerated" "$tmp/prog.err" && grep -q "trnsim search: .* plan shapes" "$tmp/prog.err" &&
+  grep -q "trnsim search: .* layouts fit, .* simulated" "$tmp/prog.err" || { echo "FAIL: search progress: $(cat "$tmp/prog.err")"; fail=1; }
+"$t" search --model llama2-7b --hw trn1.32xlarge --nodes 1 --out "$tmp/prog" --quiet >/dev/null 2>"$tmp/prog.err"
+[ ! -s "$tmp/prog.err" ] || { echo "FAIL: search --quiet printed: $(cat "$tmp/prog.err")"; fail=1; }
 # No stray temporaries anywhere in the scratch directory.
 [ -z "$(find "$tmp" -name '*.tmp.*')" ] || { echo "FAIL: temporaries left: $(find "$tmp" -name '*.tmp.*')"; fail=1; }
 exit $fail

@@ -154,6 +154,14 @@ c = trnsim.campaign(R3, tokens=1.8e12, recovery="manual", trials=50, checkpoint_
 assert c == cli_json("campaign", R3, "--tokens", "1.8e12", "--recovery", "manual", "--trials", "50",
                      "--checkpoint-interval", "35", "--format", "json")
 
+# collective: the CLI's JSON for the same options, and a measured table beside it.
+k = trnsim.collective("p5.48xlarge", nodes=[2, 4], size="1G")
+assert k == cli_json("collective", "--hw", "p5.48xlarge", "--nodes", "2,4", "--size", "1G", "--format", "json")
+assert [r["ranks"] for r in k["rows"]] == [16, 32] and all(r["busbw_GBps"] > 0 for r in k["rows"])
+table = os.path.join(root, "data", "validation", "nccl_tests_p5_efa.csv")
+m = trnsim.collective("p5.48xlarge", compare=table, hw_set=f"collectives.measured_table={table}")
+assert len(m["rows"]) == 80 and m["mean_abs_error"] < 0.01, m["mean_abs_error"]
+
 # The GIL is released while simulating. With a 10 s switch interval the main thread never
 # hands the GIL over by itself, and the other thread gives it back at every tick (sleep(0)
 # releases it). So a tick stamped strictly between the call's start and end can only exist if
