@@ -1,11 +1,13 @@
 // bench_sim.cpp — what the simulator's users wait for: one GEMM lowered and simulated,
 // one transformer layer fwd+bwd on one core, the full R3 run (cold and warm op cache) and with
 // --sensitivity's seven variants and with --vs's one,
-// ring and hierarchical all-reduce over 512 ranks, sweep throughput in-process, and building one
+// ring and hierarchical all-reduce over 512 ranks, `trnsim collective`'s 80-row comparison with the
+// p5 nccl-tests table (with and without that table as the cluster's own), sweep throughput in-process, and building one
 // DeepSeek-V3 step plan (the search's unit of work: 204 k of them in issue 24's space).
 #include <benchmark/benchmark.h>
 
 #include "collective.hpp"
+#include "collective_bench.hpp"
 #include "layouts.hpp"
 #include "lowering.hpp"
 #include "op_factory.hpp"
@@ -96,6 +98,18 @@ void BM_AllReduce512(benchmark::State& st) {
   st.SetLabel(st.range(0) ? "hierarchical" : "flat ring");
 }
 BENCHMARK(BM_AllReduce512)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// `trnsim collective --compare`: the 80 rows of the p5 nccl-tests table timed on idle links; Arg(1)
+// with the table as the cluster's own (collectives.measured_table: two more idle runs per kind and
+// node count, then a look-up per row).
+void BM_CollectiveCompareP5(benchmark::State& st) {
+  const std::string table = std::string(TRNSIM_SOURCE_DIR) + "/data/validation/nccl_tests_p5_efa.csv";
+  const HwSpec hw = st.range(0) ? load_hw_with_edits("p5.48xlarge", "collectives.measured_table=" + table) : load_hw_spec(hw_path("p5.48xlarge"));
+  const auto rows = load_collective_table(table);
+  for (auto _ : st) benchmark::DoNotOptimize(compare_collectives(hw, rows));
+  st.SetLabel(st.range(0) ? "with the measured table" : "modelled");
+}
+BENCHMARK(BM_CollectiveCompareP5)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // Sweep throughput: every 8th Llama-2 7B layout on 128 trn1 nodes (fit check + simulation),
 // cold (first pass simulates every new op shape) and warm (op cache already holds them).

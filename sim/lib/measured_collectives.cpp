@@ -99,24 +99,32 @@ std::optional<double> MeasuredTable::seconds(OpKind kind, int nodes, double size
     else return std::nullopt;
   }
   // Per node count: log2 size -> bus bandwidth; then across log2 node counts at this size.
-  std::map<int, std::vector<std::pair<double, double>>> by_nodes;
-  for (const auto& m : rows)
-    if (m.kind == look) by_nodes[m.nodes].push_back({std::log2(m.size_bytes), m.busbw_GBps});
   std::vector<std::pair<double, double>> across;
-  for (auto& [n, xy] : by_nodes) {
-    std::sort(xy.begin(), xy.end());
-    xy.erase(std::unique(xy.begin(), xy.end(), [](const auto& a, const auto& b) { return a.first == b.first; }), xy.end());
-    across.push_back({std::log2(static_cast<double>(n)), interpolate(xy, std::log2(size_bytes))});
-  }
+  for (const auto& [n, xy] : curves(look)) across.push_back({std::log2(static_cast<double>(n)), interpolate(xy, std::log2(size_bytes))});
   const double busbw = interpolate(across, std::log2(static_cast<double>(nodes))) * 1e9;
   const int ranks = nodes * ranks_per_node;
   return share * size_bytes * bus_factor(look, ranks) / busbw;
 }
 
+const std::map<int, MeasuredTable::Curve>& MeasuredTable::curves(OpKind kind) const {
+  const int k = static_cast<int>(kind);
+  const auto it = curves_.find(k);
+  if (it != curves_.end()) return it->second;
+  std::map<int, Curve>& by_nodes = curves_[k];
+  for (const auto& m : rows)
+    if (m.kind == kind) by_nodes[m.nodes].push_back({std::log2(m.size_bytes), m.busbw_GBps});
+  for (auto& [n, xy] : by_nodes) {
+    std::sort(xy.begin(), xy.end());
+    xy.erase(std::unique(xy.begin(), xy.end(), [](const auto& a, const auto& b) { return a.first == b.first; }), xy.end());
+  }
+  return by_nodes;
+}
+
 std::string MeasuredTable::digest() const {
+  if (!digest_.empty()) return digest_;
   std::string s;
   for (const auto& m : rows) s += fmt::format("{}:{}:{}:{};", static_cast<int>(m.kind), m.nodes, m.size_bytes, m.busbw_GBps);
-  return fmt::format("{:016x}", std::hash<std::string>{}(s));
+  return digest_ = fmt::format("{:016x}", std::hash<std::string>{}(s));
 }
 
 }  // namespace trnsim

@@ -7,6 +7,7 @@
 // bandwidth: columns collective (all_reduce, all_gather, reduce_scatter, alltoall), nodes, size_MB
 // (MiB, as nccl-tests counts) or size_bytes, busbw_GBps; optional hardware.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,14 @@ struct MeasuredTable {
   std::optional<double> seconds(OpKind kind, int nodes, double size_bytes, int ranks_per_node) const;
   // A digest of the rows, for the hardware fingerprint (a different table is different hardware).
   std::string digest() const;
+
+ private:
+  // Per kind and node count, (log2 size, bus bandwidth) sorted by size: built on first use from
+  // `rows` alone (a look-up per collective the executor runs).
+  using Curve = std::vector<std::pair<double, double>>;
+  mutable std::map<int, std::map<int, Curve>> curves_;
+  mutable std::string digest_;  // digest(), once
+  const std::map<int, Curve>& curves(OpKind kind) const;
 };
 
 }  // namespace trnsim

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sweep_options_test.sh — `trnsim sweep --stack / --precision / --lora-rank` end to end: every layout
+# sweep_options_test.sh — `trnsim sweep --stack / --precision / --lora-rank / --hw-set` end to end: every layout
 # carries the stack's fields (torchtitan: ZeRO-3 where DP > 1, unfused linears) and the precision, layouts the
 # stack makes identical are listed once, the outputs name what every layout shares, and LoRA
 # fine-tuning needs less memory than full training for the same layout.
@@ -11,10 +11,17 @@ args=(--model llama2-7b --hw p5.48xlarge --nodes 1 --seq 512 --global-batch 16 -
 "$bin" sweep "${args[@]}" --out "$tmp/plain" >/dev/null
 "$bin" sweep "${args[@]}" --stack torchtitan --precision fp8 --out "$tmp/tt" >/dev/null
 "$bin" sweep "${args[@]}" --lora-rank 16 --out "$tmp/lora" >/dev/null
+"$bin" sweep "${args[@]}" --hw-set "intra_node.link_GBps_per_direction=45" --out "$tmp/slow" >/dev/null
 python3 - "$tmp" <<'PY'
 import json, sys
 t = sys.argv[1]
-plain, tt, lora = (json.load(open(f"{t}/{n}.json")) for n in ("plain", "tt", "lora"))
+plain, tt, lora, slow = (json.load(open(f"{t}/{n}.json")) for n in ("plain", "tt", "lora", "slow"))
+# --hw-set reaches the workers: NVLink at a tenth makes every TP layout slower, none faster.
+assert slow["space"] == {"hw_set": "intra_node.link_GBps_per_direction=45"}, slow["space"]
+base = {r["id"]: r["step_time_s"] for r in plain["rows"]}
+pairs = [(r["step_time_s"], base[r["id"]], r["tp"]) for r in slow["rows"] if r["id"] in base]
+assert pairs and all(s >= b * (1 - 1e-9) for s, b, _ in pairs), pairs
+assert any(s > b * 1.01 for s, b, tp in pairs if tp > 1), pairs
 assert tt["space"] == {"precision": "fp8", "stack": "torchtitan"}, tt["space"]
 assert plain["space"] == {} and lora["space"] == {"lora_rank": 16}
 # ZeRO-3 wherever there is more than one DP rank (the loader drops sharding over one rank).
