@@ -40,6 +40,11 @@ std::vector<MeasuredCollective> load_collective_table(const std::string& file) {
   const CsvTable t = CsvTable::load(file);
   const std::string op_column = t.has("collective") ? "collective" : "op";
   const bool mib = t.has("size_MB");
+  for (const auto& [present, what] : {std::pair<bool, const char*>{t.has(op_column), "collective"}, {t.has("nodes"), "nodes"},
+                                      {mib || t.has("size_bytes"), "size_MB (MiB) or size_bytes"}, {t.has("busbw_GBps"), "busbw_GBps"}})
+    if (!present)
+      throw ConfigError(fmt::format("{}: no {} column; a measured collective table has the columns collective, nodes, size_MB "
+                                    "(or size_bytes) and busbw_GBps, as nccl-tests reports them", file, what));
   std::vector<MeasuredCollective> out;
   for (size_t r = 0; r < t.rows(); ++r) {
     auto bad = [&](const std::string& column, const std::string& why) {

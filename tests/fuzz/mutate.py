@@ -30,6 +30,7 @@ SEEDS = {
     "stack": ["stacks/torchtitan.json", "stacks/nemo.json"],
     "study": ["studies/r3-2023.json"],
     "prices": ["prices/aws-2023.json"],
+    "table": ["data/validation/nccl_tests_p5_efa.csv"],  # a measured collective table (CSV)
 }
 SETS = ["parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.virtual_stages",
         "batch.micro_batch", "batch.global_batch", "nodes", "precision", "stack", "attention", "model", "hw",
@@ -101,12 +102,40 @@ def mutate_text(text, rng):
     return b"\x00" * rng.randrange(1, 64)
 
 
+def mutate_csv(text, rng):
+    """Row- and cell-level damage to a CSV table: cells replaced by odd values, rows dropped or doubled,
+    a column renamed, or byte-level damage."""
+    lines = text.splitlines()
+    op = rng.randrange(5)
+    if op == 0 and len(lines) > 2:
+        i = rng.randrange(1, len(lines))
+        cells = lines[i].split(",")
+        j = rng.randrange(min(len(cells), 8))
+        cells[j] = str(rng.choice(["", "0", "-1", "nan", "inf", "1e400", "x", "all_gather", "reduce_scatter", "3.5", "99999999"]))
+        lines[i] = ",".join(cells)
+    elif op == 1:
+        lines = lines[: rng.randrange(1, len(lines) + 1)]
+    elif op == 2:
+        lines[0] = lines[0].replace(rng.choice(["nodes", "size_MB", "busbw_GBps", "collective"]), "renamed")
+    elif op == 3:
+        lines = lines + lines[1:rng.randrange(2, len(lines) + 1)]
+    else:
+        return mutate_text(text, rng)
+    return ("\n".join(lines) + "\n").encode()
+
+
 def case(k, seed):
     """The k-th case: (kind, files {name: bytes}, argv tail with FILE / OUT placeholders)."""
     rng = random.Random(seed * 1000003 + k)
     kind = rng.choice(list(SEEDS))
     src = rng.choice(SEEDS[kind])
     text = open(src, encoding="utf-8").read()
+    if kind == "table":
+        data = mutate_csv(text, rng)
+        if rng.random() < 0.5:
+            return kind, {"in.json": data}, ["collective", "--hw", "p5.48xlarge", "--compare", "FILE", "--format", "json"]
+        return kind, {"in.json": data}, ["collective", "--hw", "p5.48xlarge", "--hw-set", "collectives.measured_table=FILE",
+                                         "--nodes", "3,16", "--size", "1M,100M,16G", "--op", rng.choice(["all_reduce", "all_gather", "alltoall"])]
     if rng.random() < 0.7:
         doc = json.loads(text)
         for _ in range(rng.randrange(1, 4)):
@@ -141,7 +170,7 @@ def run_case(trnsim, k, seed, timeout):
             open(os.path.join(work, n), "wb").write(d)
         repl = {"FILE": os.path.join(work, "in.json"), "OUT": os.path.join(work, "out.txt"),
                 "OUT2": os.path.join(work, "trace.json")}
-        argv = [trnsim] + [repl.get(a, a.replace("OUTDIR", work)) for a in tail]
+        argv = [trnsim] + [repl.get(a, a.replace("OUTDIR", work).replace("=FILE", "=" + repl["FILE"])) for a in tail]
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0", UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
                    SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
         try:
