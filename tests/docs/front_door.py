@@ -42,12 +42,15 @@ code = [p for sub in ("app", "core", "models", "sim", "python", "scripts", "test
         for p in (root / sub).rglob("*")
         if p.is_file() and (p.suffix in {".cpp", ".hpp", ".py", ".sh", ".txt", ".sbatch"} or p.name in {"run", "CMakeLists.txt"})]
 code += [root / "CMakeLists.txt", root / "setup.py"]
+# Data and results name their sources inside the repository too (data/reference/, data/validation/).
+code += [p for sub in ("hw", "models", "workloads", "stacks", "studies", "prices", "results", "schema")
+         for p in (root / sub).rglob("*") if p.is_file() and p.suffix in {".json", ".md"}]
 for p in code:
     if p.resolve() == pathlib.Path(__file__).resolve():
         continue
     for i, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
         if outside.search(line):
-            problems.append(f"{p.relative_to(root)}:{i}: names a path outside the repository; copy the data in (data/)")
+            problems.append(f"{p.relative_to(root)}:{i}: names a path outside the repository; copy the data in (data/) and cite it there")
 
 for line in problems:
     print(line)
