@@ -75,8 +75,7 @@ nlohmann::json collective_json(const Args& a) {
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   if (!a.positional().empty()) throw UsageError("trnsim collective: takes no positional arguments; see --help");
   if (!a.has("hw")) throw UsageError("trnsim collective: --hw is required (e.g. --hw p5.48xlarge; `trnsim list` shows them)");
-  if (!is_plain_name(a.get("hw")))
-    throw UsageError(fmt::format("--hw {}: not an instance name; use a name from `trnsim list` (no directory, no .json)", a.get("hw")));
+  check_data_names(a);
   (void)a.choice("format", {"text", "json"});
   // Every option is read before anything is simulated.
   const auto kind = collective_named(a.get("op"));

@@ -93,16 +93,20 @@ int cmd_compare(const ArgList& argv) {
   if (!a.parse(argv)) return 0;
   const CompareOptions o = compare_options(a);
   const double tolerance = a.number("tolerance", 0.0, 1.0);
-  if (!a.get("out").empty())  // outputs that cannot be written are refused before the searches run
-    for (const char* ext : {".json", ".md", ".svg"})
-      if (std::filesystem::is_directory(std::filesystem::path(a.get("out") + ext))) check_writable(a.get("out") + ext);
+  // The folder of PREFIX.{json,md,svg} is made, and the three checked writable, before the searches
+  // run when --out names them (else once the study's name is known).
+  const auto prepare = [](const std::string& prefix) {
+    const auto parent = std::filesystem::path(prefix).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (ec) throw UsageError(fmt::format("trnsim compare: --out {}: cannot create {} ({})", prefix, parent.string(), ec.message()));
+    for (const char* ext : {".json", ".md", ".svg"}) check_writable(prefix + ext);
+  };
+  if (!a.get("out").empty()) prepare(a.get("out"));
   const nlohmann::json doc = run_compare(o);
   const std::string prefix =
       a.get("out").empty() ? data_dir() + "/results/" + doc["study"]["name"].get<std::string>() : a.get("out");
-  const auto parent = std::filesystem::path(prefix).parent_path();
-  std::error_code ec;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  if (ec) throw UsageError(fmt::format("trnsim compare: --out {}: cannot create {} ({})", prefix, parent.string(), ec.message()));
+  if (a.get("out").empty()) prepare(prefix);
   OutputSet outputs;  // all three or none
   outputs.add(prefix + ".json", doc.dump(1) + "\n");
   outputs.add(prefix + ".md", compare_markdown(doc));

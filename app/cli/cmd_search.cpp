@@ -65,12 +65,7 @@ SearchOptions search_options(const Args& a) {
   SearchOptions o;
   o.space.model = a.get("model");
   o.space.hws = a.words("hw");
-  for (const std::string& name : o.space.hws)
-    if (!is_plain_name(name))
-      throw UsageError(fmt::format("--hw {}: \"{}\" is not an instance name; use names from `trnsim list` (no directory, no .json)",
-                                   a.get("hw"), name));
-  if (!is_plain_name(o.space.model))
-    throw UsageError(fmt::format("--model {}: not a model name; use a name from `trnsim list` (no directory, no .json)", o.space.model));
+  check_data_names(a);
   o.space.nodes = a.integers("nodes", 1, 100000);
   o.space.seq_len = a.integer("seq", 1, 1 << 20);
   o.space.global_batch = a.integer("global-batch", 1, 1 << 24);

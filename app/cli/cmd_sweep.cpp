@@ -106,12 +106,7 @@ SweepOptions sweep_options(const Args& a) {
   o.space.global_batch = a.integer("global-batch", 1, 1 << 24);
   o.space.micro_batches = a.integers("micro-batches", 1, 1 << 16);
   o.hws = a.words("hw");
-  for (const std::string& name : o.hws)
-    if (!is_plain_name(name))
-      throw UsageError(fmt::format("--hw {}: \"{}\" is not an instance name; use names from `trnsim list` (no directory, no .json)",
-                                   a.get("hw"), name));
-  if (!is_plain_name(o.space.model))
-    throw UsageError(fmt::format("--model {}: not a model name; use a name from `trnsim list` (no directory, no .json)", o.space.model));
+  check_data_names(a);
   const std::string prec = a.get("precision");
   if (prec != "bf16") {
     const std::map<std::string, Precision> low = {{"fp8", Precision::FP8}, {"mxfp8", Precision::MXFP8}, {"nvfp4", Precision::NVFP4}};

@@ -36,6 +36,10 @@ nlohmann::json search_checked(const SearchOptions& o);
 // non-dense layers is a usage error naming `command`.
 void check_lora_model(const std::string& command, const std::string& model, int64_t lora_rank);
 
+// The --hw and --model options search, sweep and collective share name data files, not paths: each
+// name given is checked before anything is read (a usage error naming the option).
+void check_data_names(const Args& parsed);
+
 // The --sensitivity / --sensitivity-pct pair `trnsim run` and `trnsim compare` share: 0 when neither
 // is given, else 1 + pct / 100 (pct range-checked, kSensitivityDefaultPct when only the flag is given).
 double sensitivity_factor(const Args& parsed);

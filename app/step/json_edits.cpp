@@ -36,8 +36,6 @@ void apply_json_edits(nlohmann::json& doc, const std::string& spec, const std::s
   for (const std::string& raw : split(spec, ';')) {
     const std::string item = trim(raw);
     if (item.empty()) continue;
-    if (!valid_utf8(item))
-      throw UsageError(fmt::format("{}: an edit is not valid UTF-8; write paths and values as UTF-8 text", option));
     const auto eq = item.find('=');
     if (eq == std::string::npos)
       throw UsageError(fmt::format("{} \"{}\": expected path=value, e.g. {}", option, item, example));
