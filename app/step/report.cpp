@@ -3,6 +3,7 @@
 #include "versus.hpp"
 #include "sensitivity.hpp"
 #include "trace.hpp"
+#include "workload_fields.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -77,57 +78,26 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   const double tokens = static_cast<double>(w.tokens_per_step());
   const double peak = s.hw.peak_per_core().base();
   nlohmann::json j;
-  j["workload"] = {{"name", w.name},
-                   {"file", w.file},
-                   {"model", w.model},
-                   {"hw", w.hw},
-                   {"nodes", w.nodes},
-                   {"devices", w.devices()},
-                   {"tp", w.tp},
-                   {"pp", w.pp},
-                   {"dp", w.dp},
-                   {"sequence_parallel", w.sequence_parallel},
-                   {"zero", w.zero},
-                   {"schedule", to_string(w.schedule)},
-                   {"micro_batch", w.micro_batch},
-                   {"global_batch", w.global_batch},
-                   {"grad_accum", w.grad_accum()},
-                   {"seq_len", w.seq_len},
-                   {"precision", to_string(w.precision)},
-                   {"grad_dtype", w.fp32_grads ? "fp32" : "bf16"},
-                   {"checkpointing", to_string(w.checkpointing)},
-                   {"fused_qkv", w.fused_qkv},
-                   {"fused_gate_up", w.fused_gate_up},
-                   {"fused_elementwise", w.fused_elementwise},
-                   {"loss_kernel", to_string(w.loss())},
-                   {"attention", to_string(w.attention)},
-                   {"virtual_stages", w.virtual_stages},
-                   {"overlap_dp", w.overlap_dp},
-                   {"grad_reduce", grad_reduce_name(w)},
-                   {"price_plan", to_string(w.price_plan)},
-                   {"model_parameters", s.model.total_parameters()}};
-  if (w.precision == Precision::FP8) j["workload"]["fp8_recipe"] = to_string(w.fp8_recipe);
-  if (w.fp8_param_gather) j["workload"]["fp8_param_gather"] = true;
-  if (w.pp_overlap_applies()) j["workload"]["pp_overlap"] = true;
-  if (w.has_bf16_layers()) j["workload"]["bf16_layers"] = {{"first", w.bf16_first_layers}, {"last", w.bf16_last_layers}};
-  if (w.attention_kernel != AttentionKernel::Native) j["workload"]["attention_kernel"] = to_string(w.attention_kernel);
+  // The settings the field table marks for the report (workload_fields.cpp), then what the run
+  // derived from them and from the hardware.
+  j["workload"] = nlohmann::json::object();
+  for (const WorkloadField& f : workload_fields())
+    if (f.report_when && f.report_when(w)) j["workload"][nlohmann::json::json_pointer("/" + f.report_key)] = f.get(w);
+  j["workload"]["file"] = w.file;
+  j["workload"]["devices"] = w.devices();
+  j["workload"]["grad_accum"] = w.grad_accum();
+  j["workload"]["loss_kernel"] = to_string(w.loss());
+  j["workload"]["model_parameters"] = s.model.total_parameters();
   // The native flash kernel's published rate where the chip has one (HwSpec::fused_attention_tflops).
   if (w.attention == Attention::Flash && s.hw.tensor.fused_attention_tflops > 0)
     j["workload"]["attention_kernel_TFLOPS"] = s.hw.tensor.fused_attention_tflops / s.hw.tensor.attention_slowdown_of(w.attention_kernel);
   // Without one, the native kernel's softmax runs beside its GEMMs (fused_attention_overlap.hpp).
   else if (w.attention == Attention::Flash && w.attention_kernel == AttentionKernel::Native)
     j["workload"]["attention_softmax_overlapped"] = true;
-  if (w.checkpoint_every > 1) j["workload"]["checkpoint_every"] = w.checkpoint_every;
-  if (w.checkpoint_layers > 0) j["workload"]["checkpoint_layers"] = w.checkpoint_layers;
   // Per-op selective AC that does not save this run's low-precision GEMMs: its linears are recomputed.
   if (const DType lin = linear_dtype(w.precision);
       w.checkpointing == Checkpointing::OpSelective && is_low_precision(lin) && !w.op_selective_saves_gemm(lin))
     j["workload"]["op_selective_unsaved_format"] = to_string(lin);
-  if (!w.pipeline_layout.empty()) j["workload"]["pipeline_layout"] = w.pipeline_layout;
-  if (w.fsdp_shard == Workload::FsdpShard::Master) j["workload"]["fsdp_shard"] = "master";
-  if (!w.loss_parallel) j["workload"]["loss_parallel"] = false;
-  if (w.master_weights) j["workload"]["master_weights"] = *w.master_weights;
-  if (w.optimizer_state_dtype != DType::FP32) j["workload"]["optimizer_state_dtype"] = "bf16";
   // The stack profile and the fields it supplied (the rest are the workload's own).
   if (!w.stack.empty()) j["workload"]["stack"] = {{"name", w.stack}, {"from_profile", w.stack_fields}};
   if (!s.notes.empty()) j["notes"] = s.notes;
@@ -159,16 +129,8 @@ nlohmann::json make_report(const Scenario& s, const StepResult& r) {
   if (r.stages.size() > 1) add_stages(s, r, j["step"]);
   if (s.model.moe.active()) j["step"]["breakdown_s"]["ep_comm_exposed"] = c.ep_comm_s;
   if (w.cp > 1) j["step"]["breakdown_s"]["cp_comm_exposed"] = c.cp_comm_s;
-  if (w.cp > 1) j["workload"]["cp"] = w.cp;
   if (!s.hw.lnc_allowed.empty()) j["workload"]["lnc"] = s.hw.lnc;
   j["workload"]["execution"] = to_string(s.hw.host.execution);
-  if (w.ep > 1) {
-    j["workload"]["ep"] = w.ep;
-    j["workload"]["moe_dispatcher"] = moe_dispatcher_name(w);
-    j["workload"]["ep_overlap"] = w.ep_overlap;
-  }
-  if (w.etp > 1) j["workload"]["etp"] = w.etp;
-  if (w.document_tokens > 0) j["workload"]["document_tokens"] = w.document_tokens;
   if (w.lora.active()) {
     std::vector<int64_t> per_rank(static_cast<size_t>(s.plan.ranks), 0);  // the adapters a core holds
     for (const auto& st : s.plan.stages) per_rank[static_cast<size_t>(st.rank)] += st.trainable_parameters;

@@ -10,18 +10,17 @@
 
 #include "trnsim/json_reader.hpp"
 #include "workload.hpp"
+#include "workload_fields.hpp"
 
 namespace trnsim {
 
 const std::vector<std::string>& stack_settable_fields() {
-  static const std::vector<std::string> fields = {
-      "attention",         "attention_kernel",       "checkpointing",          "op_selective_saved_formats", "execution",           "grad_dtype", "master_weights", "master_remainders", "optimizer_state_dtype",
-      "fp8_recipe",        "fused/qkv",              "fused/gate_up",       "fused/elementwise",   "fused/loss", "fused/softmax",   "parallel/sequence_parallel",
-      "parallel/zero",     "parallel/schedule",      "parallel/overlap_dp", "parallel/tp_overlap", "parallel/tp_overlap_forward",
-      "parallel/pp_scatter_gather", "parallel/pp_overlap", "parallel/pipeline_split", "parallel/moe_load_imbalance", "parallel/moe_dispatcher", "parallel/moe_grouped_gemm",
-      "parallel/fsdp_shard", "parallel/fsdp_reshard_after_forward", "parallel/fsdp_prefetch", "parallel/grad_reduce", "parallel/grad_bucket_elements",
-      "parallel/loss_parallel", "parallel/sp_saves_gathered_inputs", "parallel/ep_overlap", "fp8_param_gather",
-      "loop/batch_launches", "loop/loss_launches", "loop/loss_backward_launches", "allocator/fragmentation"};
+  static const std::vector<std::string> fields = [] {
+    std::vector<std::string> out;
+    for (const auto& f : workload_fields())
+      if (f.stack_settable) out.push_back(f.path);
+    return out;
+  }();
   return fields;
 }
 

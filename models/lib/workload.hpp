@@ -52,12 +52,14 @@ const char* to_string(Schedule s);
 const char* to_string(PricePlan p);
 const char* to_string(Attention a);
 
-struct Workload {
-  std::string name, file, description;
-  // The training-stack profile the workload names (stacks/<stack>.json; empty: none), and the
-  // fields it supplied ("parallel/zero = 3"), for the report.
-  std::string stack;
-  std::vector<std::string> stack_fields;
+// The workload's settings, in sub-structs by what they decide. Each setting is declared once, in
+// the field table (workload_fields.cpp: JSON path, type, unit, default, range, whether a stack
+// profile may set it, description); the reader, the writer, the stack profiles' settable list and
+// the JSON Schemas follow from that table. Cross-field rules live in one check per sub-struct
+// (workload.cpp). Workload inherits the sub-structs, so `w.tp` reads as `w.Degrees::tp`.
+
+// Where the run happens: which nodes and how many of their cores.
+struct Placement {
   std::string model, hw;  // names resolved to models/<model>.json and hw/<hw>.json
   int64_t nodes = 1;
   // Cores used in each node (0: all of them). Fewer than the node has is allowed on
@@ -65,9 +67,10 @@ struct Workload {
   int64_t cores_per_node = 0;
   // Logical NeuronCore configuration (Trn2 / Trn3): physical cores per rank; 0: the hw default.
   int64_t lnc = 0;
-  // How the framework feeds the device: "eager" (per-op host dispatch), "lazy" (torch-xla graph
-  // tracing), "compiled" (graph compiled ahead, one launch per graph); empty: the hw default.
-  std::string execution;
+};
+
+// The parallel degrees and the pipeline's shape.
+struct Degrees {
   int64_t tp = 1, pp = 1, dp = 1;
   // Expert parallelism (MoE models): routed experts are split over `ep` ranks taken from the
   // TP x CP x DP ranks of a stage; expert gradients reduce over the tp x cp x dp / (ep x etp)
@@ -83,20 +86,9 @@ struct Workload {
   // Gradients and ZeRO shards span the dp x cp ranks.
   int64_t cp = 1;
   int64_t dp_cp() const { return dp * cp; }
-  // Tokens the busiest expert rank gets over the balanced share (1: force-balanced routing, as
-  // NVIDIA's published MoE tables run).
-  double moe_load_imbalance = 1.0;
-  // How MoE tokens reach their experts' ranks: AllToAll sends every routed copy (Megatron-Core's
-  // alltoall dispatcher); PerDomain sends a token once per destination scale-up domain and fans it
-  // out over the intra-node links there (the flex dispatcher with DeepEP / HybridEP).
-  enum class MoeDispatcher { AllToAll, PerDomain } moe_dispatcher = MoeDispatcher::AllToAll;
-  // How a rank's experts run their GEMMs: Fused, one grouped-GEMM kernel for all local experts
-  // (CUTLASS grouped GEMM, torch._grouped_mm); PerExpert, one GEMM launch per local expert
-  // (Transformer Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP uses, loops cuBLAS
-  // GEMMs over the experts on the host), so eager execution pays one launch per local expert.
-  enum class MoeGroupedGemm { Fused, PerExpert } moe_grouped_gemm = MoeGroupedGemm::Fused;
   int64_t dense_ranks() const { return tp * cp * dp; }  // one pipeline stage's ranks, which the expert grid re-arranges
   int64_t edp() const { return dense_ranks() / (ep * etp); }
+  int64_t devices() const { return tp * cp * pp * dp; }
   bool sequence_parallel = false;
   int zero = 0;  // 0: replicated; 1: optimizer states (and FP32 master) sharded over DP; 2: + gradients; 3: + parameters (FSDP)
   Schedule schedule = Schedule::OneF1B;
@@ -117,6 +109,10 @@ struct Workload {
   // no decoder layer (E or m/L alone).
   std::string pipeline_layout;
   int64_t layout_mtp = 0;  // MTP modules the layout places ('m'), checked against the model
+};
+
+// Sequences and tokens.
+struct Batch {
   int64_t micro_batch = 1, global_batch = 1, seq_len = 0;
   // Documents packed into each sequence (fine-tuning on packed samples, pre-training with document
   // masking): attention runs within a document (flash attention's variable-length / THD form with
@@ -124,29 +120,11 @@ struct Workload {
   // The cost-weighted length (sum of squares over sum); 0: one document per sequence.
   int64_t document_tokens = 0;
   int64_t attention_span() const { return document_tokens > 0 ? document_tokens : seq_len; }
-  // Kernels the training loop launches per micro-batch outside the model, each a host dispatch in
-  // eager execution (what a small, host-bound model pays per micro-batch beyond its layers):
-  // preparing the batch on the stages that read it (the first and the last: copies, broadcasts
-  // over TP, attention mask, loss mask, position ids), and the loss beyond the cross-entropy's one
-  // kernel (the vocabulary-parallel cross-entropy's pieces, loss masking, averaging over DP, the
-  // gradient-accumulation scaling) and its backward. 0: the model's ops alone.
-  struct Loop {
-    int batch_launches = 0, loss_launches = 0, loss_backward_launches = 0;
-    bool active() const { return batch_launches > 0 || loss_launches > 0 || loss_backward_launches > 0; }
-    bool operator==(const Loop& o) const {
-      return batch_launches == o.batch_launches && loss_launches == o.loss_launches &&
-             loss_backward_launches == o.loss_backward_launches;
-    }
-  } loop;
-  // Low-rank adaptation (LoRA, Hu et al. 2021): every base parameter is frozen (no weight
-  // gradient, no gradient reduction, no optimizer state); each targeted linear layer W gets a
-  // trainable x.A.B path of rank `rank` beside it (A: in x r, B: r x out), whose gradients and
-  // optimizer states are all that train. Targets by Megatron-Core's module names.
-  struct Lora {
-    int64_t rank = 0;  // 0: full training
-    bool qkv = true, proj = true, fc1 = true, fc2 = true;  // linear_qkv, linear_proj, linear_fc1, linear_fc2
-    bool active() const { return rank > 0; }
-  } lora;
+  int64_t tokens_per_step() const { return global_batch * seq_len; }
+};
+
+// Number formats: the GEMMs', the gradients', the optimizer's.
+struct Numerics {
   Precision precision = Precision::BF16_SR;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // only with precision fp8
   // Taken from the hardware (hw tensor.fp8_any_layout), never from a workload file: the chip's FP8
@@ -187,13 +165,6 @@ struct Workload {
   // Bytes per trained parameter the optimizer keeps beside the parameter: the moments and the
   // FP32 master if there is one (what its step streams and a checkpoint stores).
   double optimizer_kept_bytes() const { return optimizer_state_bytes() + master_bytes(); }
-  Checkpointing checkpointing = Checkpointing::None;
-  // The policy applies to every k-th layer (global index % k == 0); the others keep all their
-  // activations (torchtitan's selective layer AC, `selective_ac_option = "k"`). 1: every layer.
-  int64_t checkpoint_every = 1;
-  // Megatron-Core's recompute_method "block" with recompute_num_layers N: the policy runs on the
-  // first N layers of each pipeline chunk only. 0: on every layer of the chunk.
-  int64_t checkpoint_layers = 0;
   // Blocks whose linear layers stay in BF16 in a low-precision run: the first and the last ones
   // (low-precision recipes that keep the model's ends in high precision, e.g. torchtitan's NVFP4
   // recipe: the last 5 of Llama 3 8B's 32 blocks). Their GEMMs, saved inputs and weights are BF16.
@@ -205,6 +176,17 @@ struct Workload {
   bool bf16_layer(int64_t layer, int64_t layers) const {
     return has_bf16_layers() && (layer < bf16_first_layers || layer >= layers - bf16_last_layers);
   }
+};
+
+// Activation checkpointing: what a layer keeps and what its backward recomputes.
+struct Recompute {
+  Checkpointing checkpointing = Checkpointing::None;
+  // The policy applies to every k-th layer (global index % k == 0); the others keep all their
+  // activations (torchtitan's selective layer AC, `selective_ac_option = "k"`). 1: every layer.
+  int64_t checkpoint_every = 1;
+  // Megatron-Core's recompute_method "block" with recompute_num_layers N: the policy runs on the
+  // first N layers of each pipeline chunk only. 0: on every layer of the chunk.
+  int64_t checkpoint_layers = 0;
   // Per-op selective AC saves the outputs of the matmuls its policy lists (torchtitan: aten.mm). A
   // low-precision linear whose GEMM runs through an op outside that list (a format marked false
   // here) is recomputed and keeps nothing: its block saves only its input and the attention
@@ -216,6 +198,13 @@ struct Workload {
     if (layer % checkpoint_every != 0 || (checkpoint_layers > 0 && in_chunk >= checkpoint_layers)) return Checkpointing::None;
     return checkpointing;
   }
+};
+
+// Which kernels run the model, and how the framework launches them.
+struct Kernels {
+  // How the framework feeds the device: "eager" (per-op host dispatch), "lazy" (torch-xla graph
+  // tracing), "compiled" (graph compiled ahead, one launch per graph); empty: the hw default.
+  std::string execution;
   bool fused_qkv = true, fused_gate_up = true;
   // Element-wise chains (RMSNorm, rotary, SwiGLU) as one kernel each: hand-fused kernels (TE,
   // Apex, Megatron) or torch.compile. false: eager PyTorch, one kernel per ATen op with its own
@@ -244,6 +233,15 @@ struct Workload {
   // The flash kernel's implementation (core/op.hpp): the stack's, e.g. FlashAttention-2 through
   // PyTorch SDPA for torchtitan, cuDNN through Transformer Engine for Megatron-Core.
   AttentionKernel attention_kernel = AttentionKernel::Native;
+  // Vocabulary-parallel loss: the LM head's logits stay split over TP through the cross-entropy
+  // (Megatron's vocab-parallel CE, torchtitan's loss_parallel). Off: the logits are all-gathered
+  // and every TP rank holds and reduces the full-vocabulary logits (DTensor's default
+  // ColwiseParallel output with Replicate layout).
+  bool loss_parallel = true;
+};
+
+// Communication beside computation, and when gradients cross the data-parallel group.
+struct Overlap {
   bool overlap_dp = true;      // DP gradient reduction overlapped with backward, bucket by bucket
   // Backward TP collectives may run while weight-gradient GEMMs still execute (Megatron's async
   // TP all-reduce 2021-09+ and its SP all-gather/reduce-scatter overlap; TE userbuffers). Off on
@@ -270,11 +268,19 @@ struct Workload {
   // overlap_p2p_comm_warmup_flush off); otherwise the receiver waits out a blocking transfer after
   // the sender ends.
   bool pp_overlap = false;
-  bool pp_overlap_applies() const { return pp_overlap && pp > 1 && virtual_stages > 1; }
   // When gradients cross the DP group: once per step after the last micro-batch (PyTorch
   // DDP no_sync, Megatron, DeepSpeed ZeRO-0/1) or after every micro-batch's backward
   // (DeepSpeed ZeRO-2 and DDP without no_sync), which multiplies DP traffic by grad_accum.
   bool reduce_every_micro_batch = false;
+  // Gradient elements per data-parallel reduction (parallel.grad_bucket_elements): 0, one
+  // reduction per layer piece (the default; bucketed DDP at layer granularity); N > 0, flat
+  // buffers filled with the pieces' gradients in backward order, each reduced once it holds N
+  // elements and the last after the final piece (DeepSpeed's allreduce_bucket_size).
+  int64_t grad_bucket_elements = 0;
+};
+
+// ZeRO-3 / FSDP: what a rank keeps of its parameters and when it gathers them.
+struct Fsdp {
   // What a ZeRO-3 / FSDP rank keeps of its parameters between uses. Separate: a BF16 shard beside
   // the FP32 master shard (DeepSpeed ZeRO-3, Megatron's distributed optimizer). Master: the
   // sharded parameter *is* the FP32 master; BF16 copies exist only for the gathered units
@@ -287,21 +293,31 @@ struct Workload {
   // gathered ahead of the one running (FSDP2's default 1; 0: gather just before use).
   bool fsdp_reshard_after_forward = true;
   int64_t fsdp_prefetch = 1;
-  // Gradient elements per data-parallel reduction (parallel.grad_bucket_elements): 0, one
-  // reduction per layer piece (the default; bucketed DDP at layer granularity); N > 0, flat
-  // buffers filled with the pieces' gradients in backward order, each reduced once it holds N
-  // elements and the last after the final piece (DeepSpeed's allreduce_bucket_size).
-  int64_t grad_bucket_elements = 0;
+};
+
+// Mixture-of-experts routing and expert GEMMs.
+struct Moe {
+  // Tokens the busiest expert rank gets over the balanced share (1: force-balanced routing, as
+  // NVIDIA's published MoE tables run).
+  double moe_load_imbalance = 1.0;
+  // How MoE tokens reach their experts' ranks: AllToAll sends every routed copy (Megatron-Core's
+  // alltoall dispatcher); PerDomain sends a token once per destination scale-up domain and fans it
+  // out over the intra-node links there (the flex dispatcher with DeepEP / HybridEP).
+  enum class MoeDispatcher { AllToAll, PerDomain } moe_dispatcher = MoeDispatcher::AllToAll;
+  // How a rank's experts run their GEMMs: Fused, one grouped-GEMM kernel for all local experts
+  // (CUTLASS grouped GEMM, torch._grouped_mm); PerExpert, one GEMM launch per local expert
+  // (Transformer Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP uses, loops cuBLAS
+  // GEMMs over the experts on the host), so eager execution pays one launch per local expert.
+  enum class MoeGroupedGemm { Fused, PerExpert } moe_grouped_gemm = MoeGroupedGemm::Fused;
+};
+
+// How the framework holds tensors beyond the model's own.
+struct Memory {
   // The caching allocator's reserve beyond the peak of live tensors, as a fraction of that peak
   // (PyTorch's block rounding and fragmentation): a declared per-stack figure, 0 unless a profile
   // or the workload states one (`allocator.fragmentation`; no shipped profile does: no source in
   // the corpus gives a stack's fraction).
   double allocator_fragmentation = 0;
-  // Vocabulary-parallel loss: the LM head's logits stay split over TP through the cross-entropy
-  // (Megatron's vocab-parallel CE, torchtitan's loss_parallel). Off: the logits are all-gathered
-  // and every TP rank holds and reduces the full-vocabulary logits (DTensor's default
-  // ColwiseParallel output with Replicate layout).
-  bool loss_parallel = true;
   // Sequence parallelism as DTensor runs it (torchtitan, KempnerForge: PrepareModuleInput
   // redistributes the norm's sequence-sharded output to Replicate before the column-parallel
   // linears): autograd saves the all-gathered input of q / k / v, of gate / up and of the LM head,
@@ -309,11 +325,41 @@ struct Workload {
   // and gather it again in backward (Korthikanti et al. 2022): memory (memory_model.cpp) and the
   // backward's all-gathers (step_graph.cpp, backward_of).
   bool sp_saves_gathered_inputs = false;
+};
+
+struct Workload : Placement, Degrees, Batch, Numerics, Recompute, Kernels, Overlap, Fsdp, Moe, Memory {
+  std::string name, file, description;
+  // The training-stack profile the workload names (stacks/<stack>.json; empty: none), and the
+  // fields it supplied ("parallel/zero = 3"), for the report.
+  std::string stack;
+  std::vector<std::string> stack_fields;
+  // Kernels the training loop launches per micro-batch outside the model, each a host dispatch in
+  // eager execution (what a small, host-bound model pays per micro-batch beyond its layers):
+  // preparing the batch on the stages that read it (the first and the last: copies, broadcasts
+  // over TP, attention mask, loss mask, position ids), and the loss beyond the cross-entropy's one
+  // kernel (the vocabulary-parallel cross-entropy's pieces, loss masking, averaging over DP, the
+  // gradient-accumulation scaling) and its backward. 0: the model's ops alone.
+  struct Loop {
+    int batch_launches = 0, loss_launches = 0, loss_backward_launches = 0;
+    bool active() const { return batch_launches > 0 || loss_launches > 0 || loss_backward_launches > 0; }
+    bool operator==(const Loop& o) const {
+      return batch_launches == o.batch_launches && loss_launches == o.loss_launches &&
+             loss_backward_launches == o.loss_backward_launches;
+    }
+  } loop;
+  // Low-rank adaptation (LoRA, Hu et al. 2021): every base parameter is frozen (no weight
+  // gradient, no gradient reduction, no optimizer state); each targeted linear layer W gets a
+  // trainable x.A.B path of rank `rank` beside it (A: in x r, B: r x out), whose gradients and
+  // optimizer states are all that train. Targets by Megatron-Core's module names.
+  struct Lora {
+    int64_t rank = 0;  // 0: full training
+    bool qkv = true, proj = true, fc1 = true, fc2 = true;  // linear_qkv, linear_proj, linear_fc1, linear_fc2
+    bool active() const { return rank > 0; }
+  } lora;
   PricePlan price_plan = PricePlan::OnDemand;
 
-  int64_t devices() const { return tp * cp * pp * dp; }
+  bool pp_overlap_applies() const { return pp_overlap && pp > 1 && virtual_stages > 1; }
   int64_t grad_accum() const { return global_batch / (dp * micro_batch); }
-  int64_t tokens_per_step() const { return global_batch * seq_len; }
 };
 
 // Whether a run of ZeRO stage `zero` reduces its gradients every micro-batch, given the workload's
