@@ -20,5 +20,6 @@ int cmd_run_batch(const ArgList& args);
 int cmd_validation(const ArgList& args);
 int cmd_compare(const ArgList& args);
 int cmd_collective(const ArgList& args);
+int cmd_fields(const ArgList& args);
 
 }  // namespace trnsim

@@ -23,6 +23,7 @@ const char* kUsage =
     "  run WORKLOAD.json        simulate one training step; report time, MFU, memory, cost\n"
     "  validate FILE.json...    strictly check hw / model / workload files\n"
     "  list                     list known hardware, models and workloads\n"
+    "  fields [PREFIX]          every workload setting: path, type, unit, default, range, description\n"
     "  graph WORKLOAD.json      op counts, FLOPs and bytes of the step; --dot FILE\n"
     "  calibrate                fit the declared calibration parameters (results/published.json)\n"
     "  reproduce                every published row: prediction vs publication -> results/\n"
@@ -57,7 +58,7 @@ int run_command(int argc, char* argv[]) {
       {"graph", cmd_graph},     {"calibrate", cmd_calibrate}, {"reproduce", cmd_reproduce},
       {"sweep", cmd_sweep},     {"search", cmd_search},     {"merge", cmd_merge},         {"campaign", cmd_campaign},
       {"run-batch", cmd_run_batch}, {"validation", cmd_validation},
-      {"compare", cmd_compare}, {"collective", cmd_collective}};
+      {"compare", cmd_compare}, {"collective", cmd_collective}, {"fields", cmd_fields}};
   if (argc >= 2 && std::string(argv[1]) == "--version") {
     std::printf("trnsim %s (SystemC %s)\n", TRNSIM_VERSION, sc_core::sc_release());
     return 0;

@@ -110,7 +110,7 @@ class Readers {
 
 // The strict read of one field by its declaration.
 void read_field(const WorkloadField& f, JsonReader& r, Workload& w) {
-  if (f.read) return f.read(r, w);
+  if (f.read) return f.read(f, r, w);
   const std::string k = f.key();
   const bool given = f.required || r.has(k);
   if (!given) {

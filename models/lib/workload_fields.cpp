@@ -37,7 +37,7 @@ struct Row {
   Row& settable() { return f.stack_settable = true, *this; }
   Row& default_is(std::string text) { return f.default_text = std::move(text), *this; }
   Row& desc(std::string d) { return f.description = std::move(d), *this; }
-  Row& reads(std::function<void(JsonReader&, Workload&)> r) { return f.read = std::move(r), *this; }
+  Row& reads(std::function<void(const WorkloadField&, JsonReader&, Workload&)> r) { return f.read = std::move(r), *this; }
   Row& bind(std::function<json(const Workload&)> get, std::function<void(Workload&, const json&)> set) {
     f.get = std::move(get);
     f.set = std::move(set);
@@ -148,9 +148,8 @@ std::vector<std::pair<std::string, Precision>> precision_names() {
 }
 
 // Pipeline split, layout and explicit layer counts: three keys, one setting.
-void read_pipeline_split(JsonReader& p, Workload& w) {
-  const std::string split = p.choice_or("pipeline_split", p.has("layers_per_stage") ? "explicit" : "even",
-                                        {"even", "embedding_and_loss", "balanced", "explicit"});
+void read_pipeline_split(const WorkloadField& f, JsonReader& p, Workload& w) {
+  const std::string split = p.choice_or("pipeline_split", p.has("layers_per_stage") ? "explicit" : "even", f.choices);
   w.pipeline_split = split == "even"                 ? Workload::PipelineSplit::Even
                      : split == "embedding_and_loss" ? Workload::PipelineSplit::EmbeddingAndLoss
                      : split == "balanced"           ? Workload::PipelineSplit::Balanced
@@ -182,13 +181,13 @@ const char* split_name(Workload::PipelineSplit s) {
 }
 
 std::vector<WorkloadField> make_table() {
-  const auto no_read = [](JsonReader&, Workload&) {};  // another row of the same setting reads it
+  const auto no_read = [](const WorkloadField&, JsonReader&, Workload&) {};  // another row of the same setting reads it
   return {
       text("name", &Workload::name).required().write_always().report().desc("Workload name."),
       text("description", &Workload::description).or_else("").desc("What this configuration is and where it comes from."),
       text("stack", &Workload::stack)
           .or_else("")
-          .reads([](JsonReader& r, Workload&) { r.ignore("stack"); })  // workload_from_json applies the profile
+          .reads([](const WorkloadField&, JsonReader& r, Workload&) { r.ignore("stack"); })  // workload_from_json applies the profile
           .desc("Training-stack profile (stacks/<stack>.json, e.g. \"megatron-core\", \"torchtitan\", \"nxd\", \"torchneuron\"): "
                 "its defaults fill the fields this workload leaves out (the fields `trnsim fields` marks settable); a field set "
                 "here wins. Defaults needing degrees the run lacks are switched off (SP, TP overlap, scatter-gather need tp > 1; "
@@ -278,11 +277,12 @@ std::vector<WorkloadField> make_table() {
           .desc("Overlap the data-parallel gradient reduction with backward."),
       Row("parallel/grad_reduce", FieldType::Choice)
           .bind([](const Workload& w) { return json(grad_reduce_name(w)); }, [](Workload&, const json&) {})
-          .reads([](JsonReader& p, Workload& w) {
+          .choices({"per_step", "per_micro_batch"})
+          .reads([](const WorkloadField& f, JsonReader& p, Workload& w) {
             // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch. ZeRO-3 may
             // reduce once per step: FSDP without gradient sync until the last micro-batch, which then holds
             // every unsharded gradient (memory_model.cpp).
-            const std::string g = p.has("grad_reduce") ? p.choice("grad_reduce", {"per_step", "per_micro_batch"}) : "";
+            const std::string g = p.has("grad_reduce") ? p.choice("grad_reduce", f.choices) : "";
             w.reduce_every_micro_batch = reduces_every_micro_batch(w.zero, g);
             if (w.zero == 2 && g == "per_step")
               p.fail("grad_reduce", "ZeRO-2 partitions gradients, so it reduces them every micro-batch; remove grad_reduce or set "
@@ -323,6 +323,7 @@ std::vector<WorkloadField> make_table() {
                 "attention; activations divide by cp, gradients reduce over DP x CP); tp x pp x cp x dp = cores."),
       Row("parallel/pipeline_split", FieldType::Choice)
           .bind([](const Workload& w) { return json(split_name(w.pipeline_split)); }, [](Workload&, const json&) {})
+          .choices({"even", "embedding_and_loss", "balanced", "explicit"})
           .reads(read_pipeline_split)
           .settable()
           .write_if([](const Workload& w) {
@@ -451,13 +452,12 @@ std::vector<WorkloadField> make_table() {
              {{"delayed", Fp8Recipe::Delayed}, {"current", Fp8Recipe::Current}, {"rowwise", Fp8Recipe::Rowwise}})
           .or_else("delayed")
           .settable()
-          .reads([](JsonReader& r, Workload& w) {
+          .reads([](const WorkloadField& f, JsonReader& r, Workload& w) {
             if (!r.has("fp8_recipe")) return;
             if (w.precision != Precision::FP8)
               r.fail("fp8_recipe", fmt::format("fp8_recipe applies to precision \"fp8\" only (this workload is \"{}\"); "
                                                "remove it", to_string(w.precision)));
-            const std::string rec = r.choice("fp8_recipe", {"delayed", "current", "rowwise"});
-            w.fp8_recipe = rec == "delayed" ? Fp8Recipe::Delayed : rec == "current" ? Fp8Recipe::Current : Fp8Recipe::Rowwise;
+            f.set(w, r.choice("fp8_recipe", f.choices));
           })
           .write_if([](const Workload& w) { return w.precision == Precision::FP8; })
           .report_if([](const Workload& w) { return w.precision == Precision::FP8; })
@@ -501,8 +501,9 @@ std::vector<WorkloadField> make_table() {
           .desc("The last N blocks."),
       Row("grad_dtype", FieldType::Choice)
           .bind([](const Workload& w) { return json(w.fp32_grads ? "fp32" : "bf16"); }, [](Workload&, const json&) {})
-          .reads([](JsonReader& r, Workload& w) {
-            w.fp32_grads = r.choice_or("grad_dtype", w.precision == Precision::BF16_SR ? "bf16" : "fp32", {"bf16", "fp32"}) == "fp32";
+          .choices({"bf16", "fp32"})
+          .reads([](const WorkloadField& f, JsonReader& r, Workload& w) {
+            w.fp32_grads = r.choice_or("grad_dtype", w.precision == Precision::BF16_SR ? "bf16" : "fp32", f.choices) == "fp32";
           })
           .settable()
           .write_always()
@@ -512,7 +513,7 @@ std::vector<WorkloadField> make_table() {
       Row("master_weights", FieldType::Boolean)
           .bind([](const Workload& w) { return w.master_weights ? json(*w.master_weights) : json(); },
                 [](Workload&, const json&) {})
-          .reads([](JsonReader& r, Workload& w) {
+          .reads([](const WorkloadField&, JsonReader& r, Workload& w) {
             if (r.has("master_weights")) w.master_weights = r.boolean("master_weights");
           })
           .settable()
@@ -554,7 +555,8 @@ std::vector<WorkloadField> make_table() {
                 return saved;
               },
               [](Workload&, const json&) {})
-          .reads([](JsonReader& r, Workload& w) {
+          .choices({"fp8", "mxfp8", "nvfp4"})
+          .reads([](const WorkloadField&, JsonReader& r, Workload& w) {
             if (!r.has("op_selective_saved_formats")) return;
             if (w.checkpointing != Checkpointing::OpSelective)
               r.fail("op_selective_saved_formats",
@@ -613,8 +615,9 @@ std::vector<WorkloadField> make_table() {
                 "trip."),
       Row("fused/loss", FieldType::Choice)
           .bind([](const Workload& w) { return json(to_string(w.loss_kernel)); }, [](Workload&, const json&) {})
-          .reads([](JsonReader& f, Workload& w) {
-            const std::string loss = f.choice_or("loss", "auto", {"eager", "fused", "compiled"});
+          .choices({"eager", "fused", "compiled"})
+          .reads([](const WorkloadField& row, JsonReader& f, Workload& w) {
+            const std::string loss = f.choice_or("loss", "auto", row.choices);
             w.loss_kernel = loss == "eager"      ? Workload::LossKernel::Eager
                             : loss == "compiled" ? Workload::LossKernel::Compiled
                             : loss == "fused"    ? Workload::LossKernel::Fused
@@ -664,7 +667,8 @@ std::vector<WorkloadField> make_table() {
           .desc("Adapter rank r (NeMo / Megatron-Bridge default 32)."),
       Row("lora/targets", FieldType::Strings)
           .bind([](const Workload& w) { return json(lora_target_names(w)); }, [](Workload&, const json&) {})
-          .reads([](JsonReader& l, Workload& w) {
+          .choices({"linear_qkv", "linear_proj", "linear_fc1", "linear_fc2"})
+          .reads([](const WorkloadField&, JsonReader& l, Workload& w) {
             if (!l.has("targets")) return;
             w.lora.qkv = w.lora.proj = w.lora.fc1 = w.lora.fc2 = false;
             for (const std::string& t : l.strings("targets")) {
@@ -761,13 +765,15 @@ nlohmann::json workload_fields_json() {
 
 namespace {
 
+using ojson = nlohmann::ordered_json;  // the schema keeps the table's order
+
 // A bound as the schema writes it: an integer for integer fields.
-json bound(const WorkloadField& f, double v) {
-  return f.type == FieldType::Number ? json(v) : json(static_cast<int64_t>(v));
+ojson bound(const WorkloadField& f, double v) {
+  return f.type == FieldType::Number ? ojson(v) : ojson(static_cast<int64_t>(v));
 }
 
-json property(const WorkloadField& f) {
-  json p;
+ojson property(const WorkloadField& f) {
+  ojson p;
   std::string description = f.description;
   switch (f.type) {
     case FieldType::String: p["type"] = "string"; break;
@@ -778,7 +784,7 @@ json property(const WorkloadField& f) {
     case FieldType::Integers: {
       p["type"] = "array";
       p["minItems"] = 1;
-      json items = {{"type", "integer"}};
+      ojson items = {{"type", "integer"}};
       if (f.min) items["minimum"] = bound(f, *f.min);
       if (f.max) items["maximum"] = bound(f, *f.max);
       p["items"] = items;
@@ -787,7 +793,6 @@ json property(const WorkloadField& f) {
     case FieldType::Strings:
       p["type"] = "array";
       p["minItems"] = 1;
-      p["uniqueItems"] = true;
       p["items"] = {{"type", "string"}, {"enum", f.choices}};
       break;
   }
@@ -819,29 +824,49 @@ json property(const WorkloadField& f) {
 
 }  // namespace
 
-nlohmann::json workload_schema_properties(bool settable_only) {
-  json props = json::object();
-  for (const auto& s : workload_sections()) {
-    json required = json::array();
-    bool any = false;
-    for (const auto& f : workload_fields()) {
-      if (f.section() != s.name || (settable_only && !f.stack_settable)) continue;
-      any = true;
-      // In a stack profile nothing is required; in a workload, what no profile can supply.
-      if (!settable_only && f.required && !f.stack_settable) required.push_back(f.key());
-    }
-    if (!any) continue;
-    json o = {{"type", "object"}, {"additionalProperties", false}, {"description", s.description},
-              {"properties", json::object()}};
-    if (!required.empty()) o["required"] = required;
-    props[s.name] = o;
+nlohmann::ordered_json workload_schema_properties(bool settable_only) {
+  ojson props = ojson::object();
+  if (!settable_only) {  // keys the reader skips: documentation only
+    props["$schema"] = {{"type", "string"}, {"description", "JSON Schema of this file (ignored by trnsim)."}};
+    props["notes"] = {{"description", "Free-form notes (ignored by trnsim)."}};
   }
   for (const auto& f : workload_fields()) {
     if (settable_only && !f.stack_settable) continue;
-    if (f.section().empty()) props[f.path] = property(f);
-    else props[f.section()]["properties"][f.key()] = property(f);
+    const std::string section = f.section();
+    if (!section.empty() && !props.contains(section)) {
+      const auto& all = workload_sections();
+      const auto s = std::find_if(all.begin(), all.end(), [&](const WorkloadSection& x) { return x.name == section; });
+      props[section] = {{"type", "object"}, {"additionalProperties", false}, {"description", s->description},
+                        {"properties", ojson::object()}};
+      ojson required = ojson::array();  // in a stack profile nothing is required
+      for (const auto& g : workload_fields())
+        if (!settable_only && g.section() == section && g.required && !g.stack_settable) required.push_back(g.key());
+      if (!required.empty()) props[section]["required"] = required;
+    }
+    if (section.empty()) props[f.path] = property(f);
+    else props[section]["properties"][f.key()] = property(f);
   }
   return props;
+}
+
+nlohmann::ordered_json workload_schema_required() {
+  ojson always = ojson::array(), unless_stack = ojson::array(), inner = ojson::object();
+  for (const auto& s : workload_sections()) {
+    bool own = false, from_stack = false;
+    for (const auto& f : workload_fields())
+      if (f.section() == s.name && f.required) (f.stack_settable ? from_stack : own) = true;
+    if (s.required && own) always.push_back(s.name);
+    else if (s.required && from_stack) unless_stack.push_back(s.name);
+  }
+  for (const auto& f : workload_fields()) {
+    if (!f.required) continue;
+    const std::string section = f.section();
+    if (section.empty()) (f.stack_settable ? unless_stack : always).push_back(f.path);
+    else if (f.stack_settable) inner[section]["required"].push_back(f.key());
+  }
+  // What a stack profile may supply is required only of a workload that names none.
+  ojson then = {{"required", unless_stack}, {"properties", inner}};
+  return {{"required", always}, {"allOf", ojson::array({{{"if", {{"not", {{"required", {"stack"}}}}}}, {"then", then}}})}};
 }
 
 }  // namespace trnsim

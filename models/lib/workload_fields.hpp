@@ -40,7 +40,7 @@ struct WorkloadField {
   std::function<void(Workload&, const nlohmann::json&)> set;
   // Reading with a rule of its own (a default that depends on another field, several keys read as
   // one setting); empty: the generic strict read of `type` with `fallback`, `min`, `max`, `choices`.
-  std::function<void(JsonReader&, Workload&)> read;
+  std::function<void(const WorkloadField&, JsonReader&, Workload&)> read;
   // When workload_to_json writes it (`stacked`: the workload names a stack profile).
   std::function<bool(const Workload&, bool stacked)> write_when;
   std::function<bool(const Workload&)> report_when;
@@ -60,10 +60,12 @@ const std::vector<WorkloadField>& workload_fields();
 const std::vector<WorkloadSection>& workload_sections();
 const WorkloadField& workload_field(const std::string& path);  // throws std::out_of_range
 
-// The table as JSON (`trnsim fields --json`), and the JSON Schema properties it implies: the
-// workload schema's, and the stack profile's `defaults` (settable fields only). The schema files
-// in schema/ are checked against these (tests/python/fields_agreement.py).
+// The table as JSON (`trnsim fields --format json`), and the JSON Schema parts it implies: the
+// workload schema's properties (or, settable_only, a stack profile's `defaults`), and its
+// "required" and "allOf" (a field a profile may supply is required only without a "stack").
+// scripts/schemas_from_fields.py writes them into schema/ and checks them there (a ctest).
 nlohmann::json workload_fields_json();
-nlohmann::json workload_schema_properties(bool settable_only);
+nlohmann::ordered_json workload_schema_properties(bool settable_only);
+nlohmann::ordered_json workload_schema_required();
 
 }  // namespace trnsim
