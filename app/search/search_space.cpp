@@ -1,6 +1,7 @@
 // search_space.cpp — see search_space.hpp.
 #include "search_space.hpp"
 
+#include "layout_rules.hpp"
 #include "trnsim/error.hpp"
 
 #include <fmt/format.h>
@@ -155,7 +156,7 @@ std::vector<Layout> enumerate_space(const SpaceSpec& spec, const ModelSpec& m, c
     for (int64_t nodes : spec.nodes) {
       const int64_t devices = nodes * cpn;
       for (int64_t tp : divisors(m.heads)) {
-        if (!allowed(ax, "tp", tp) || m.ffn % tp || (m.kv_heads % tp && tp % m.kv_heads)) continue;
+        if (!allowed(ax, "tp", tp) || !tp_problem(m, tp).empty()) continue;
         if (tp > devices || (tp <= cpn ? cpn % tp : tp % cpn)) continue;  // within a node, or whole nodes
         // Pipeline degrees: the divisors of the layers, and any other degree --axes lists (up to
         // the layer count), whose layers split as evenly as possible (the balanced split, which

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "hw_spec.hpp"
+#include "layout_rules.hpp"
 #include "model_spec.hpp"
 #include "scenario.hpp"
 #include "stack_profile.hpp"
@@ -27,7 +28,7 @@ std::vector<Workload> enumerate_layouts(const LayoutSpace& sp) {
   std::set<std::string> seen;
   std::vector<Workload> out;
   for (int64_t tp = 1; tp <= hw.cores_per_node(); tp *= 2) {
-    if (m.heads % tp || m.ffn % tp || (m.kv_heads % tp && tp % m.kv_heads)) continue;
+    if (!tp_problem(m, tp).empty()) continue;
     for (int64_t pp = 1; pp <= m.layers && tp * pp <= devices; ++pp) {
       if (m.layers % pp || devices % (tp * pp)) continue;
       const int64_t dp = devices / (tp * pp);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "layout_rules.hpp"
 #include "pipeline_layout.hpp"
 #include "trnsim/json_reader.hpp"
 #include "workload_fields.hpp"
@@ -142,14 +143,7 @@ void check_degrees(const Workload& w, Readers& rd) {
   if (w.tp_overlap_forward && !w.tp_overlap)
     p.fail("tp_overlap_forward", "overlaps the forward's TP collectives too, and tp_overlap is false; set tp_overlap true or "
                                  "remove tp_overlap_forward");
-  // Megatron-Core's expert grid (ETP x EP x expert DP) re-arranges one stage's TP x CP x DP ranks.
-  const int64_t dense_ranks = w.dense_ranks();
-  if (dense_ranks % w.ep != 0)
-    p.fail("ep", fmt::format("ep {} must divide tp x cp x dp = {} (expert-parallel ranks come from the TP, CP and DP "
-                             "ranks)", w.ep, dense_ranks));
-  if (dense_ranks % (w.ep * w.etp) != 0)
-    p.fail("etp", fmt::format("ep x etp = {} x {} must divide tp x cp x dp = {} (the expert grid re-arranges the TP, CP "
-                              "and DP ranks); pick an etp dividing {}", w.ep, w.etp, dense_ranks, dense_ranks / w.ep));
+  if (const auto problem = expert_grid_problem(w)) p.fail(problem->first, problem->second);
   if (w.sequence_parallel && w.tp == 1)
     p.fail("sequence_parallel", "sequence parallelism needs tp > 1; set it false or raise tp");
   if (w.ep_overlap && w.ep == 1)

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "dataset_common.hpp"
+#include "layout_rules.hpp"
 #include "scenario.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/json_reader.hpp"
@@ -209,7 +210,8 @@ void fastest_layouts_without_cp(ValidationCase& c, int64_t global_batch, int64_t
   std::vector<Workload> fitting;
   Workload first;
   bool any = false;
-  for (int64_t tp = 1; tp <= std::min(gpus, gpus_per_node) && c.model.kv_heads % tp == 0 && c.model.heads % tp == 0; tp *= 2)
+  // (The recipes' TP also divides the query groups, which layout_rules would let TP replicate.)
+  for (int64_t tp = 1; tp <= std::min(gpus, gpus_per_node) && c.model.kv_heads % tp == 0 && tp_problem(c.model, tp).empty(); tp *= 2)
     for (int64_t pp = 1; tp * pp <= gpus && pp <= layers; pp *= 2) {
       if (gpus % (tp * pp) != 0 || (layers % pp != 0 && (layers + 2) % pp != 0)) continue;
       const int64_t dp = gpus / (tp * pp);
