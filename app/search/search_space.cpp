@@ -2,11 +2,13 @@
 #include "search_space.hpp"
 
 #include "layout_rules.hpp"
+#include "workload_fields.hpp"
 #include "trnsim/error.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 
@@ -289,6 +291,21 @@ std::string layout_name(const Layout& l, const SpaceSpec& spec) {
                      l.flash ? "flash" : "attn", pr[l.prec]);
 }
 
+// The fields a stack profile gives every layout: those it may set except the ones the search sets
+// per layout (its axes, and the pipeline split it picks).
+static const std::vector<const WorkloadField*>& profile_fields() {
+  static const std::vector<const WorkloadField*> fields = [] {
+    const std::set<std::string> searched = {
+        "parallel/sequence_parallel", "parallel/zero", "parallel/tp_overlap", "parallel/overlap_dp", "parallel/ep_overlap",
+        "parallel/pipeline_split",    "checkpointing", "fused/qkv",           "fused/gate_up",       "attention"};
+    std::vector<const WorkloadField*> out;
+    for (const WorkloadField& f : workload_fields())
+      if (f.stack_settable && !searched.count(f.path)) out.push_back(&f);
+    return out;
+  }();
+  return fields;
+}
+
 Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& hw) {
   Workload w;
   w.model = spec.model;
@@ -320,40 +337,21 @@ Workload layout_workload(const Layout& l, const SpaceSpec& spec, const HwSpec& h
   w.fused_qkv = w.fused_gate_up = l.fused;
   w.attention = l.flash ? Attention::Flash : Attention::Unfused;
   if (!spec.stack.empty()) {
-    // The profile's fields that are not search axes; the loader's rules for the rest.
+    // Every field the profile may set, from the template (the workload loader put it under the
+    // profile), except the search's own axes and the split it picks; then the loader's rules for
+    // the fields whose profile default applies only to some layouts.
     const Workload& st = spec.stack_template;
     w.stack = spec.stack;
+    for (const WorkloadField* f : profile_fields()) f->copy(w, st);
     w.fp32_grads = w.precision == Precision::FP32 || st.fp32_grads;
-    w.fsdp_shard = st.fsdp_shard;
-    w.loss_parallel = st.loss_parallel;
-    w.sp_saves_gathered_inputs = st.sp_saves_gathered_inputs;
-    w.loop = st.loop;  // the training loop's kernels outside the model
-    w.execution = st.execution;
-    w.schedule = st.schedule;
     w.pp_scatter_gather = w.tp > 1 && st.pp_scatter_gather;
-    w.pp_overlap = st.pp_overlap;
     w.tp_overlap_forward = w.tp_overlap && st.tp_overlap_forward;  // how the stack overlaps, where it does
-    w.moe_load_imbalance = st.moe_load_imbalance;
-    w.moe_dispatcher = st.moe_dispatcher;
-    w.moe_grouped_gemm = st.moe_grouped_gemm;
-    // Its optimizer numerics, FSDP schedule and kernel fusion (eager or compiled), as `trnsim run`
-    // of the same workload under the profile has them.
-    w.master_weights = st.master_weights;
     w.master_remainders = st.master_remainders && w.fp32_master();  // the profile's rule: where a master exists
-    w.optimizer_state_dtype = st.optimizer_state_dtype;
-    w.fsdp_reshard_after_forward = st.fsdp_reshard_after_forward;
-    w.fsdp_prefetch = st.fsdp_prefetch;
-    w.grad_bucket_elements = st.grad_bucket_elements;
-    w.allocator_fragmentation = st.allocator_fragmentation;  // its declared allocator reserve (memory, so which layouts fit)
-    w.fused_elementwise = st.fused_elementwise;
-    w.loss_kernel = st.loss_kernel;
-    w.softmax_kernel = st.softmax_kernel;  // which unfused softmax kernel runs
-    if (w.attention == Attention::Flash) w.attention_kernel = st.attention_kernel;  // the stack's flash implementation
+    w.attention_kernel = w.attention == Attention::Flash ? st.attention_kernel : AttentionKernel::Native;
     // When the stack reduces gradients, where the layout's ZeRO stage allows it.
     w.reduce_every_micro_batch = reduces_every_micro_batch(w.zero, spec.stack_grad_reduce);
-    if (w.precision == Precision::FP8) w.fp8_recipe = st.fp8_recipe;
+    w.fp8_recipe = w.precision == Precision::FP8 ? st.fp8_recipe : Fp8Recipe::Delayed;
     w.fp8_param_gather = spec.stack_fp8_param_gather && fp8_param_gather_applies(w.precision, w.zero);
-    w.op_selective_saves = st.op_selective_saves;  // what its per-op AC saves (no effect under other policies)
   }
   w.name = layout_name(l, spec);
   w.file = w.name;

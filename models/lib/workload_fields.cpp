@@ -43,6 +43,7 @@ struct Row {
     f.set = std::move(set);
     return *this;
   }
+  Row& copies(std::function<void(Workload&, const Workload&)> c) { return f.copy = std::move(c), *this; }
   // Writing: by default a required field always, another when off its default.
   Row& write_always() { return write = Write::Always, *this; }
   // Off its default, or under a stack: a run's own value then survives the round trip where the
@@ -95,7 +96,7 @@ Row member_row(std::string path, FieldType type, T C::*m) {
   Row r(std::move(path), type);
   r.bind([m](const Workload& w) { return json(w.*m); },
          [m](Workload& w, const json& v) { w.*m = v.get<T>(); });
-  return r;
+  return r.copies([m](Workload& to, const Workload& from) { to.*m = from.*m; });
 }
 template <class C>
 Row text(std::string path, std::string C::*m) { return member_row(std::move(path), FieldType::String, m); }
@@ -124,7 +125,7 @@ Row choice(std::string path, T C::*m, std::vector<std::pair<std::string, T>> nam
         for (const auto& [n, v] : names)
           if (s == n) w.*m = v;
       });
-  return r;
+  return r.copies([m](Workload& to, const Workload& from) { to.*m = from.*m; });
 }
 bool ep_run(const Workload& w) { return w.ep > 1; }
 bool loop_written(const Workload& w, bool stacked) { return w.loop.active() || stacked; }
@@ -134,6 +135,7 @@ Row loop_count(std::string path, int Workload::Loop::*m) {
   Row r(std::move(path), FieldType::Integer);
   r.bind([m](const Workload& w) { return json(w.loop.*m); },
          [m](Workload& w, const json& v) { w.loop.*m = static_cast<int>(v.get<int64_t>()); });
+  r.copies([m](Workload& to, const Workload& from) { to.loop.*m = from.loop.*m; });
   // The loop's counts are written together: all three when any is set, or under a stack.
   return r.range(0, 10000).unit("kernel launches").or_else(0).settable().write_when(loop_written);
 }
@@ -277,6 +279,7 @@ std::vector<WorkloadField> make_table() {
           .desc("Overlap the data-parallel gradient reduction with backward."),
       Row("parallel/grad_reduce", FieldType::Choice)
           .bind([](const Workload& w) { return json(grad_reduce_name(w)); }, [](Workload&, const json&) {})
+          .copies([](Workload& to, const Workload& from) { to.reduce_every_micro_batch = from.reduce_every_micro_batch; })
           .choices({"per_step", "per_micro_batch"})
           .reads([](const WorkloadField& f, JsonReader& p, Workload& w) {
             // ZeRO-2 keeps only its gradient shard, so it must reduce after every micro-batch. ZeRO-3 may
@@ -323,6 +326,12 @@ std::vector<WorkloadField> make_table() {
                 "attention; activations divide by cp, gradients reduce over DP x CP); tp x pp x cp x dp = cores."),
       Row("parallel/pipeline_split", FieldType::Choice)
           .bind([](const Workload& w) { return json(split_name(w.pipeline_split)); }, [](Workload&, const json&) {})
+          .copies([](Workload& to, const Workload& from) {  // with the layout and the explicit counts it implies
+            to.pipeline_split = from.pipeline_split;
+            to.pipeline_layout = from.pipeline_layout;
+            to.layers_per_stage = from.layers_per_stage;
+            to.layout_mtp = from.layout_mtp;
+          })
           .choices({"even", "embedding_and_loss", "balanced", "explicit"})
           .reads(read_pipeline_split)
           .settable()
@@ -345,6 +354,7 @@ std::vector<WorkloadField> make_table() {
                 "pipeline_split."),
       Row("parallel/layers_per_stage", FieldType::Integers)
           .bind([](const Workload& w) { return json(w.layers_per_stage); }, [](Workload&, const json&) {})
+          .copies([](Workload&, const Workload&) {})  // with pipeline_split
           .reads(no_read)
           .unit("layers")
           .range(0, 100000)
@@ -501,6 +511,7 @@ std::vector<WorkloadField> make_table() {
           .desc("The last N blocks."),
       Row("grad_dtype", FieldType::Choice)
           .bind([](const Workload& w) { return json(w.fp32_grads ? "fp32" : "bf16"); }, [](Workload&, const json&) {})
+          .copies([](Workload& to, const Workload& from) { to.fp32_grads = from.fp32_grads; })
           .choices({"bf16", "fp32"})
           .reads([](const WorkloadField& f, JsonReader& r, Workload& w) {
             w.fp32_grads = r.choice_or("grad_dtype", w.precision == Precision::BF16_SR ? "bf16" : "fp32", f.choices) == "fp32";
@@ -513,6 +524,7 @@ std::vector<WorkloadField> make_table() {
       Row("master_weights", FieldType::Boolean)
           .bind([](const Workload& w) { return w.master_weights ? json(*w.master_weights) : json(); },
                 [](Workload&, const json&) {})
+          .copies([](Workload& to, const Workload& from) { to.master_weights = from.master_weights; })
           .reads([](const WorkloadField&, JsonReader& r, Workload& w) {
             if (r.has("master_weights")) w.master_weights = r.boolean("master_weights");
           })
@@ -555,6 +567,7 @@ std::vector<WorkloadField> make_table() {
                 return saved;
               },
               [](Workload&, const json&) {})
+          .copies([](Workload& to, const Workload& from) { to.op_selective_saves = from.op_selective_saves; })
           .choices({"fp8", "mxfp8", "nvfp4"})
           .reads([](const WorkloadField&, JsonReader& r, Workload& w) {
             if (!r.has("op_selective_saved_formats")) return;
@@ -615,6 +628,7 @@ std::vector<WorkloadField> make_table() {
                 "trip."),
       Row("fused/loss", FieldType::Choice)
           .bind([](const Workload& w) { return json(to_string(w.loss_kernel)); }, [](Workload&, const json&) {})
+          .copies([](Workload& to, const Workload& from) { to.loss_kernel = from.loss_kernel; })
           .choices({"eager", "fused", "compiled"})
           .reads([](const WorkloadField& row, JsonReader& f, Workload& w) {
             const std::string loss = f.choice_or("loss", "auto", row.choices);
@@ -660,6 +674,7 @@ std::vector<WorkloadField> make_table() {
       Row("lora/rank", FieldType::Integer)
           .bind([](const Workload& w) { return json(w.lora.rank); },
                 [](Workload& w, const json& v) { w.lora.rank = v.get<int64_t>(); })
+          .copies([](Workload& to, const Workload& from) { to.lora.rank = from.lora.rank; })
           .range(1, 1 << 16)
           .unit("dimensions")
           .required()
@@ -667,6 +682,9 @@ std::vector<WorkloadField> make_table() {
           .desc("Adapter rank r (NeMo / Megatron-Bridge default 32)."),
       Row("lora/targets", FieldType::Strings)
           .bind([](const Workload& w) { return json(lora_target_names(w)); }, [](Workload&, const json&) {})
+          .copies([](Workload& to, const Workload& from) {
+            to.lora.qkv = from.lora.qkv, to.lora.proj = from.lora.proj, to.lora.fc1 = from.lora.fc1, to.lora.fc2 = from.lora.fc2;
+          })
           .choices({"linear_qkv", "linear_proj", "linear_fc1", "linear_fc2"})
           .reads([](const WorkloadField&, JsonReader& l, Workload& w) {
             if (!l.has("targets")) return;

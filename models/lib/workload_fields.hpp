@@ -38,6 +38,8 @@ struct WorkloadField {
   // Binding. `get`: the value as the file writes it; `set`: from a value the reader checked.
   std::function<nlohmann::json(const Workload&)> get;
   std::function<void(Workload&, const nlohmann::json&)> set;
+  // The setting's members of `from` into `to` (the search puts its layouts under a stack profile so).
+  std::function<void(Workload& to, const Workload& from)> copy;
   // Reading with a rule of its own (a default that depends on another field, several keys read as
   // one setting); empty: the generic strict read of `type` with `fallback`, `min`, `max`, `choices`.
   std::function<void(const WorkloadField&, JsonReader&, Workload&)> read;
