@@ -11,6 +11,7 @@
 
 #include "collective.hpp"
 #include "fused_attention_overlap.hpp"
+#include "overlap_policy.hpp"
 #include "launch_floor.hpp"
 #include "platform.hpp"
 #include "run_kernel.hpp"
@@ -36,12 +37,12 @@ double simulate_idle_collective_s(const HwSpec& hw, const CollectiveKey& key, co
 
 // Least time one op list can take on a rank, two ways:
 //   * the data chain: every op but a weight-gradient GEMM starts after the previous chain op
-//     ends, and every TP / EP collective starts after the chain and ends it (executor run_ops), so
-//     the chain ops and the collectives (on idle links) add up;
-//   * the busiest engine timeline (lane(op.engine)), plus the TP / EP collectives when they do not
-//     overlap compute (each waits for every engine to drain, and everything after waits for it).
-// One walk gives both settings: {collectives serial, collectives overlapped}. With ep_overlap the
-// expert all-to-alls count nothing: in 1F1B's steady state they run beside the other micro-batch.
+//     ends, and every collective placed on the chain (overlap_policy.hpp) starts after the chain and
+//     ends it (executor run_ops), so the chain ops and the collectives (on idle links) add up;
+//   * the busiest engine timeline (lane(op.engine)), plus the collectives placed Serial (each waits
+//     for every engine to drain, and everything after waits for it).
+// One walk gives both settings of tp_overlap: {off, on}. With ep_overlap the expert all-to-alls
+// count nothing (Paired: in 1F1B's steady state they run beside the other micro-batch).
 std::pair<double, double> list_work(const StageProgram& st, const std::vector<OpVertex>& list, const HwSpec& hw,
                                     WorkTimes& times, bool ep_overlap) {
   // Device times with the executor's launch floors (the same rule on the same list).
@@ -52,23 +53,28 @@ std::pair<double, double> list_work(const StageProgram& st, const std::vector<Op
   apply_launch_floor(st, list, hw.host.op_dispatch_s(), d);
   std::array<double, 6> lane{};
   double comm = 0, chain = 0;
+  std::array<double, 2> serial{};  // per tp_overlap setting: the collectives nothing runs beside
   for (size_t i = 0; i < list.size(); ++i) {
     const Op& op = st.graph[list[i]];
     if (op.is_collective()) {
-      // TP, EP and ETP collectives run on the chain (executor run_ops). All are timed on
-      // layout_group(hw, 1, size), runs of consecutive ranks: TP's and ETP's groups are, and an EP
-      // group (ranks etp apart) spans at least as many nodes as a consecutive one, so it takes no
-      // less time than that bound.
-      if ((op.group == Group::TP || (op.group == Group::EP && !ep_overlap) || op.group == Group::ETP) &&
-          op.overlap_ops == 0 && !op.overlap_previous)
-        comm += times.collective_s(op);
+      // TP, EP and ETP collectives on the chain count. All are timed on layout_group(hw, 1, size),
+      // runs of consecutive ranks: TP's and ETP's groups are, and an EP group (ranks etp apart)
+      // spans at least as many nodes as a consecutive one, so it takes no less time than that bound.
+      if (op.group != Group::TP && op.group != Group::EP && op.group != Group::ETP) continue;
+      for (int tpo = 0; tpo < 2; ++tpo) {
+        const CommPlacement where = placement(op, tpo == 1, ep_overlap);
+        if (where != CommPlacement::OnChain && where != CommPlacement::Serial) continue;
+        const double t = times.collective_s(op);
+        if (tpo == 0) comm += t;  // on the chain either way
+        if (where == CommPlacement::Serial) serial[static_cast<size_t>(tpo)] += t;
+      }
       continue;
     }
     lane[hw.concurrent_engines ? static_cast<size_t>(op.engine) : 0] += d[i];
     if (!op.weight_grad) chain += d[i];
   }
   const double busiest = *std::max_element(lane.begin(), lane.end());
-  return {std::max(chain + comm, busiest + comm), std::max(chain + comm, busiest)};
+  return {std::max(chain + comm, busiest + serial[0]), std::max(chain + comm, busiest + serial[1])};
 }
 
 double optimizer_work(const StageProgram& st, const HwSpec& hw, WorkTimes& times) {

@@ -1,5 +1,6 @@
 // step_executor.cpp — see step_executor.hpp.
 #include "step_executor.hpp"
+#include "overlap_policy.hpp"
 
 #include <algorithm>
 #include <array>
@@ -248,24 +249,25 @@ class Executor {
     };
     for (size_t i = 0; i < list.size(); ++i) {
       const Op& op = st.graph[list[i]];
-      if (ep_async && op.is_collective() && op.group == Group::EP) {
+      const CommPlacement where = op.is_collective() ? placement(op, s_.workload.tp_overlap, ep_async) : CommPlacement::Serial;
+      if (op.is_collective() && where == CommPlacement::Paired) {
         wait_until(chain);
         ep_pending.push_back(launch(r, op));
         continue;
       }
-      if (op.is_collective() && op.overlap_ops > 0) {
+      if (op.is_collective() && where == CommPlacement::BesideNext) {
         wait_until(chain);
         beside = {launch(r, op), op.overlap_ops, op.group};
         continue;
       }
-      if (op.is_collective() && op.overlap_previous) {  // started with the op before it
+      if (op.is_collective() && where == CommPlacement::WithPrevious) {
         wait_until(previous_start);
         const double t = now();
         await(launch(r, op), op.group);
         if (slow_beside(t, now())) chain = std::max(chain, engine_free[0]);  // the op it ran beside is on the chain
         continue;
       }
-      if (op.is_collective() && op.group == Group::DP) {
+      if (op.is_collective() && where == CommPlacement::DpStream) {
         wait_until(chain);
         auto done = std::make_shared<bool>(false);
         gathered[op.layer] = done;
@@ -284,7 +286,7 @@ class Executor {
         }
       }
       if (op.is_collective()) {
-        const bool overlap = s_.workload.tp_overlap && op.phase == Phase::Backward;
+        const bool overlap = where == CommPlacement::OnChain;
         wait_until(overlap ? chain : all_idle());
         const double t = now();
         collective(r, op, track(r, comm_kind(op.group).track));
