@@ -195,7 +195,8 @@ DpStreamWork dp_stream_work(const std::vector<PieceRun>& pieces, int64_t trainab
       const Op g = param_gather_op(p, w);
       d.per_micro_batch_s += static_cast<double>(count) * gathers * times.collective_s(g, stride(g));
     }
-  if (optimizer_param_gather(w)) {
+  // Beside the first forward (overlap_param_gather) it may hide entirely: nothing counts.
+  if (optimizer_param_gather(w) && !w.overlap_param_gather) {
     // Under FP8 fp8_param_gather some of them go at one byte: all of them at one byte bounds it below.
     const Op g = optimizer_param_gather_op(trainable_parameters, trainable_parameters, w);
     d.optimizer_s += times.collective_s(g, stride(g));

@@ -31,6 +31,10 @@ struct ProgramState {
   sc_core::sc_event arrived;
   std::vector<double> duration;  // per vertex, seconds (compute ops)
   std::vector<std::array<double, kQueues>> busy;  // per vertex: each engine queue's TLM busy time
+  // The overlapped parameter gather's first piece (overlap_param_gather): issued at the step's start,
+  // as the optimizer step dispatches it, so a rank waiting out the pipeline's warm-up gathers
+  // meanwhile; its first forward finds it here. Null when there is none.
+  std::shared_ptr<bool> early_gather;
 };
 // Per pipeline rank: its DP bucket queue.
 struct RankState {
@@ -268,6 +272,10 @@ class Executor {
         continue;
       }
       if (op.is_collective() && where == CommPlacement::DpStream) {
+        if (&list == &st.first_forward && i == 0 && ps.early_gather) {  // issued at the step's start
+          gathered[op.layer] = ps.early_gather;
+          continue;
+        }
         wait_until(chain);
         auto done = std::make_shared<bool>(false);
         gathered[op.layer] = done;
@@ -433,6 +441,18 @@ class Executor {
     // order, starting at once and running ahead of the device (asynchronous execution); a
     // graph cannot start on the device before it is traced.
     double traced = now();
+    // The optimizer step dispatches each chunk's first overlapped parameter gather (Megatron-Core's
+    // start_param_sync): it runs from the step's start, beside the warm-up's waiting.
+    for (int c = 0; c < v; ++c) {
+      const int k = c * p + r;
+      const auto& st = s_.plan.stages[static_cast<size_t>(k)];
+      const auto& first = st.first_forward;
+      if (first.empty() || st.graph[first.front()].group != Group::DP) continue;
+      auto& ps = prog_[static_cast<size_t>(k)];
+      ps.early_gather = std::make_shared<bool>(false);
+      rs.dp_pending.push_back({k, first.front(), ps.early_gather});
+      rs.dp_kick.notify(sc_core::SC_ZERO_TIME);
+    }
     for (const Slot& slot : rank_schedule(s_.workload.schedule, p, r, m, v)) {
       const int k = slot.chunk * p + r;  // the program (virtual stage) this slot runs
       const auto& st = s_.plan.stages[static_cast<size_t>(k)];
@@ -451,7 +471,8 @@ class Executor {
           if (receives_async(k, true, slot.mb)) wait_arrival(r, k, true, slot.mb);
           else p2p(r, k, "recv_activation");
         }
-        run_ops(r, k, st.forward, /*reduces=*/false, slot.pair);
+        // The first micro-batch's forward carries the optimizer's overlapped parameter gather.
+        run_ops(r, k, slot.mb == 0 && !st.first_forward.empty() ? st.first_forward : st.forward, /*reduces=*/false, slot.pair);
         ++ps.fwd_done;
         if (k < programs - 1 && receives_async(k + 1, true, slot.mb)) send_async(k + 1, true, slot.mb, "recv_activation");
       } else {

@@ -384,9 +384,11 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
     const size_t ahead = static_cast<size_t>(w.fsdp_prefetch);
     if (zero3)
       for (size_t pi = 0; pi < std::min(ahead, pieces.size()); ++pi) st.forward.push_back(gather(pieces[pi], Phase::Forward));
+    std::vector<size_t> piece_start(pieces.size());  // where each piece's forward ops begin in st.forward
     for (size_t pi = 0; pi < pieces.size(); ++pi) {
       auto& p = pieces[pi];
       if (zero3 && pi + ahead < pieces.size()) st.forward.push_back(gather(pieces[pi + ahead], Phase::Forward));
+      piece_start[pi] = st.forward.size();
       for (auto& f : p.fwd) {
         if (f.op.is_collective() && f.role == Role::TpEnter && !sp) continue;  // f is identity in forward
         Op o = f.op;
@@ -460,7 +462,41 @@ StepPlan build_step_plan(const ModelSpec& m, const Workload& w) {
         const Op& o = st.graph[v];
         if (o.kind == OpKind::Gemm && o.dtype == ctx.q.to && o.phase == Phase::Forward) weights += o.batch * o.k * o.n, tensors += o.batch;
       }
-    if (optimizer_param_gather(w)) st.optimizer.push_back(gb.add(optimizer_param_gather_op(st.trainable_parameters, weights, w)));
+    if (optimizer_param_gather(w) && !w.overlap_param_gather)
+      st.optimizer.push_back(gb.add(optimizer_param_gather_op(st.trainable_parameters, weights, w)));
+    if (optimizer_param_gather(w) && w.overlap_param_gather) {
+      // Each piece's share of the gather (its trainable parameters, its low-precision weights at one
+      // byte under fp8_param_gather), issued one piece ahead of the first micro-batch's forward;
+      // the piece's ops wait for it (the executor's ZeRO-3 gather rule). Frozen pieces gather nothing.
+      std::vector<OpVertex> gathers(pieces.size(), OpVertex{});
+      std::vector<bool> has(pieces.size(), false);
+      for (size_t pi = 0; pi < pieces.size(); ++pi) {
+        const Piece& p = pieces[pi];
+        if (p.trainable <= 0) continue;
+        int64_t lp = 0;
+        for (const auto& f : p.fwd)
+          if (ctx.q.active && f.op.kind == OpKind::Gemm && f.op.dtype == ctx.q.to) lp += f.op.batch * f.op.k * f.op.n;
+        Op g = optimizer_param_gather_op(p.trainable, lp, w);
+        const int layer = p.is_block ? p.fwd.front().op.layer : -1;
+        g.label = p.is_block ? fmt::format("L{}.param_gather", layer) : "param_gather";
+        g.layer = layer;
+        g.phase = Phase::Forward;
+        gathers[pi] = gb.add(g, false);
+        has[pi] = true;
+      }
+      auto issue = [&](size_t pi) {
+        if (pi < pieces.size() && has[pi]) st.first_forward.push_back(gathers[pi]);
+      };
+      // The first gather leads (the executor issues it at the step's start); then one piece ahead.
+      const size_t lead = static_cast<size_t>(std::find(has.begin(), has.end(), true) - has.begin());
+      issue(lead);
+      for (size_t pi = 0; lead < pieces.size() && pi < pieces.size(); ++pi) {
+        if (pi >= lead) issue(pi + 1);
+        const size_t end = pi + 1 < pieces.size() ? piece_start[pi + 1] : st.forward.size();
+        st.first_forward.insert(st.first_forward.end(), st.forward.begin() + static_cast<std::ptrdiff_t>(piece_start[pi]),
+                                st.forward.begin() + static_cast<std::ptrdiff_t>(end));
+      }
+    }
     if (ctx.q.active) {  // the updated weights cast once per step (TE caches them over micro-batches)
       Op cast = ops::quantize("optimizer.weight_quant", weights, ctx.q.passes, ctx.q.copies, ctx.q.to);
       cast.phase = Phase::Optimizer;

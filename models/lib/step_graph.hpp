@@ -39,6 +39,9 @@ struct StageProgram {
   int64_t trainable_parameters = 0;  // of those, the ones the optimizer updates (LoRA: the adapters; else all)
   OpGraph graph;
   std::vector<OpVertex> forward;     // one micro-batch, in order
+  // The first micro-batch's forward when the optimizer's parameter gather runs beside it
+  // (Workload::overlap_param_gather): `forward` with each piece's gather one piece ahead; else empty.
+  std::vector<OpVertex> first_forward;
   std::vector<OpVertex> backward;    // one micro-batch, recompute included, in order
   std::vector<DpBucket> dp_buckets;  // once per step, after the last micro-batch's backward
   std::vector<OpVertex> optimizer;   // once per step, after all buckets

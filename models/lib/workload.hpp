@@ -268,6 +268,14 @@ struct Overlap {
   // overlap_p2p_comm_warmup_flush off); otherwise the receiver waits out a blocking transfer after
   // the sender ends.
   bool pp_overlap = false;
+  // The distributed optimizer's parameter all-gather (ZeRO-1 / 2) beside the next step's first
+  // forward, bucket by bucket (Megatron-Core's overlap_param_gather, Apex DistributedFusedAdam's
+  // overlap_param_sync): each piece's forward in the first micro-batch waits for its piece's gather,
+  // the next piece's gather is issued once it is done (one ahead). In steady state the gather of
+  // one step's update runs during the next step's first forward; the simulated step carries it in
+  // its own first forward. false: the gather follows the optimizer, in series. No effect without a
+  // distributed optimizer (zero 1 or 2) and dp x cp > 1.
+  bool overlap_param_gather = false;
   // When gradients cross the DP group: once per step after the last micro-batch (PyTorch
   // DDP no_sync, Megatron, DeepSpeed ZeRO-0/1) or after every micro-batch's backward
   // (DeepSpeed ZeRO-2 and DDP without no_sync), which multiplies DP traffic by grad_accum.

@@ -298,6 +298,15 @@ std::vector<WorkloadField> make_table() {
           .desc("When gradients are reduced. ZeRO-3 with per_step is FSDP without gradient sync until the last "
                 "micro-batch (as torch's pipeline schedules run FSDP2): every unsharded gradient accumulates in the gradient "
                 "dtype."),
+      flag("parallel/overlap_param_gather", &Overlap::overlap_param_gather)
+          .or_else(false)
+          .settable()
+          .write_changed_or_stacked()
+          .report_if_changed()
+          .desc("With a distributed optimizer (zero 1 or 2): all-gather the updated parameters beside the next step's first "
+                "forward, bucket by bucket, each piece's forward waiting for its own gather (Megatron-Core "
+                "overlap_param_gather, Apex DistributedFusedAdam overlap_param_sync). false: the gather follows the "
+                "optimizer step, in series."),
       integer("parallel/ep", &Degrees::ep, 1, 1 << 16)
           .unit("ranks")
           .or_else(1)
