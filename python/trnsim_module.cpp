@@ -20,6 +20,7 @@
 
 #include "command_api.hpp"
 #include "intervals.hpp"
+#include "memory_band.hpp"
 #include "paired_ratios.hpp"
 #include "report.hpp"
 #include "scaling.hpp"
@@ -131,7 +132,9 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
       throw trnsim::UsageError("trnsim.run: sensitivity=" + py::str(sensitivity).cast<std::string>() +
                                " is out of range; give a percentage in [0.1, 100] (e.g. 10), or None");
   }
-  trnsim::Scenario s = scenario_of(workload);
+  trnsim::Scenario s = scenario_of(workload, /*allow_oom=*/true);
+  // Over the usable HBM: refused, or predicted with a warning in the notes (trnsim run's rule).
+  if (const std::string warning = trnsim::memory_warning_or_refusal(s); !warning.empty()) s.notes.push_back(warning);
   // vs: another workload (path or dict) to compare with, as `trnsim run --vs` compares with an edit;
   // read before anything runs, so that a bad one fails at once. One that does not fit is reported so.
   const bool versus = !vs.is_none();
@@ -153,8 +156,15 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
     trnsim::add_split_advice(report, s, r);
     if (sensitivity_pct > 0) trnsim::add_sensitivity(report, s, r, 1 + sensitivity_pct / 100);
     if (opt.trace) trnsim::write_file_atomically(trace_file, trnsim::step_trace_json(s, r));
-    if (versus && !variant.fits) {
-      trnsim::add_versus_refusal(report, vs_name, variant.memory_error);
+    std::string refusal;
+    if (versus) try {
+        if (const std::string warning = trnsim::memory_warning_or_refusal(variant); !warning.empty())
+          variant.notes.push_back(warning);
+      } catch (const trnsim::ConfigError& e) {
+        refusal = e.what();
+      }
+    if (versus && !refusal.empty()) {
+      trnsim::add_versus_refusal(report, vs_name, refusal);
     } else if (versus) {
       const trnsim::StepResult vr = trnsim::execute_step(variant, trnsim::StepOptions{});
       nlohmann::json vrep = trnsim::make_report(variant, vr);

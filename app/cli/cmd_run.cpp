@@ -63,8 +63,12 @@ int cmd_run(const ArgList& argv) {
   for (const char* out : {"output", "trace"})  // an output that cannot be written is refused before the step runs
     if (a.has(out)) check_writable(a.get(out));
   Scenario s = load_scenario_with_set(a.positional()[0], a.get("set"), /*allow_oom=*/true, a.get("hw-set"));
-  // Refused, with how sure trnsim's memory model is when the margin is small (memory_band.hpp).
-  if (!s.fits) throw ConfigError(s.memory_error + memory_margin_note(s));
+  // Over the usable HBM: refused, unless by less than trnsim's memory error (memory_band.hpp), when it
+  // is predicted with a warning on stderr and in the report's notes.
+  if (const std::string warning = memory_warning_or_refusal(s); !warning.empty()) {
+    s.notes.push_back(warning);
+    std::cerr << warning << "\n";
+  }
   // The what-if (--vs / --vs-hw), read before anything runs so that a bad edit fails at once.
   const bool versus = a.has("vs") || a.has("vs-hw");
   Scenario variant;
@@ -90,8 +94,14 @@ int cmd_run(const ArgList& argv) {
   if (versus) {
     const std::string edits = fmt::format("{}{}", a.has("vs") ? fmt::format("--vs \"{}\"", a.get("vs")) : "",
                                           a.has("vs-hw") ? fmt::format("{}--vs-hw \"{}\"", a.has("vs") ? " " : "", a.get("vs-hw")) : "");
-    if (!variant.fits) {
-      add_versus_refusal(report, edits, variant.memory_error + memory_margin_note(variant));
+    std::string refusal;
+    try {
+      if (const std::string warning = memory_warning_or_refusal(variant); !warning.empty()) variant.notes.push_back(warning);
+    } catch (const ConfigError& e) {
+      refusal = e.what();
+    }
+    if (!refusal.empty()) {
+      add_versus_refusal(report, edits, refusal);
     } else {
       const StepResult vr = execute_step(variant, StepOptions{});
       nlohmann::json vrep = make_report(variant, vr);

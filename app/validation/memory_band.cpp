@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "intervals.hpp"
+#include "trnsim/error.hpp"
 #include "trnsim/json_reader.hpp"
 
 namespace trnsim {
@@ -25,17 +28,33 @@ std::optional<MemoryErrorBand> memory_error_band(const std::string& validation_j
 std::string memory_margin_note(const MemoryErrorBand& band, double needed_gib, double usable_gib) {
   if (needed_gib <= usable_gib || band.hi <= 0 || needed_gib / (1 + band.hi) > usable_gib) return "";
   return fmt::format("; over by {:.1f} %, inside trnsim's memory error (on {} published runs that state their peak memory "
-                     "its prediction was {:+.0f} to {:+.0f} % of the measurement, 90 %): this layout may still fit, a short run "
-                     "would tell",
+                     "its prediction was {:+.0f} to {:+.0f} % of the measurement, 90 %): this layout may still fit, so its "
+                     "step is predicted; a short run would tell",
                      100 * (needed_gib / usable_gib - 1), band.rows, 100 * band.lo, 100 * band.hi);
 }
 
 std::string memory_margin_note(const Scenario& s) {
   const std::string file = validation_results_file();
   if (s.fits || s.memory.empty() || file.empty()) return "";
-  const auto band = memory_error_band(file);
+  // Read once per file: validation asks for every row that does not fit.
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<MemoryErrorBand>> bands;
+  std::optional<MemoryErrorBand> band;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = bands.find(file);
+    if (it == bands.end()) it = bands.emplace(file, memory_error_band(file)).first;
+    band = it->second;
+  }
   if (!band) return "";
   return memory_margin_note(*band, in_gib(peak_stage(s.memory).total()), in_gib(s.hw.hbm_per_core()));
+}
+
+std::string memory_warning_or_refusal(const Scenario& s) {
+  if (s.fits) return "";
+  const std::string note = memory_margin_note(s);
+  if (note.empty()) throw ConfigError(s.memory_error);
+  return "warning: " + s.memory_error + note;
 }
 
 }  // namespace trnsim

@@ -2,6 +2,7 @@
 // figure enters solely to compute the error and, for the rows the declared rule marks,
 // the per-family fit of the named hardware parameters.
 #include "validation.hpp"
+#include "memory_band.hpp"
 #include "intervals.hpp"
 #include "error_anatomy.hpp"
 #include "paired_ratios.hpp"
@@ -55,8 +56,10 @@ void progress(bool on, const std::string& msg) {
 }  // namespace
 
 namespace {
+// `stated`: the row's own layout (not one of trnsim's guesses at an unstated one), which ran: one that
+// needs more HBM than usable by less than the memory model's error is predicted, not refused.
 bool predict_layout(const ValidationCase& c, const FamilyParams& p, double& predicted, std::string& status,
-                    const StepOptions& step_options, const StepObserver& observe) {
+                    const StepOptions& step_options, const StepObserver& observe, bool stated) {
   if (!c.has_workload) {
     status = "not expressible: " + c.not_expressible;
     return false;
@@ -95,7 +98,7 @@ bool predict_layout(const ValidationCase& c, const FamilyParams& p, double& pred
       default:
         break;
     }
-    if (!s.fits) {
+    if (!s.fits && !(stated && !memory_margin_note(s).empty())) {
       status = fmt::format("refused: does not fit in HBM ({:.1f} GiB needed, {:.1f} GiB usable)", in_gib(peak.total()),
                            in_gib(s.hw.hbm_per_core()));
       return false;
@@ -119,7 +122,7 @@ bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predic
                   const StepOptions& step_options, const StepObserver& observe, Workload* used) {
   if (c.alternatives.empty() || !is_performance(c.quantity)) {
     if (used) *used = c.workload;
-    return predict_layout(c, p, predicted, status, step_options, observe);
+    return predict_layout(c, p, predicted, status, step_options, observe, /*stated=*/true);
   }
   // The fastest layout that fits; its step is simulated once more for the observer.
   ValidationCase one = c;
@@ -132,7 +135,7 @@ bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predic
     one.workload = *w;
     double v = 0;
     std::string st;
-    if (!predict_layout(one, p, v, st, step_options, {})) {
+    if (!predict_layout(one, p, v, st, step_options, {}, /*stated=*/false)) {
       if (first_refusal.empty()) first_refusal = st;
       continue;
     }
@@ -145,7 +148,7 @@ bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predic
   if (used) *used = *best;
   if (observe) {
     one.workload = *best;
-    return predict_layout(one, p, predicted, status, step_options, observe);
+    return predict_layout(one, p, predicted, status, step_options, observe, /*stated=*/false);
   }
   return true;
 }

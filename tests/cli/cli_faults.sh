@@ -87,4 +87,15 @@ expect 1 "kempnerforge / tokens_per_s_per_gpu .*MISSING" \
   "$t" validation --data "$tmp/part" --no-leave-out --quiet --out "$tmp/partout" --check results/validation/thresholds.json
 expect 1 "torchtitan.csv: cannot open the CSV file" "$t" validation --data "$tmp/part" --dataset torchtitan --no-leave-out --quiet --out "$tmp/partout"
 expect 1 "trnsim calibrate: $tmp/part/.* is not there .*the fit needs every dataset" "$t" calibrate --data "$tmp/part" --out "$tmp/partout"
+# Memory over the usable HBM: by less than trnsim's memory error on published runs (results/validation.json's
+# peak-memory rows, +2.6 % at the 95th percentile) the step is predicted with a warning (stderr and the report's
+# notes); by more, refused with exit 1. The R3 layout's own peak sets the capacity 1 % and 10 % short of it.
+peak=$("$t" run "$R3" --format json --no-scaling --no-split-advice | python3 -c "import json,sys; print(json.load(sys.stdin)['memory_per_core_gib']['total'])")
+short1=$(python3 -c "print($peak / 16 / 1.01)")    # trn1: 32 GiB per chip, 2 cores
+short10=$(python3 -c "print($peak / 16 / 1.10)")
+expect 0 "warning: .*does not fit in HBM.*over by 1.0 %.*its step is predicted" "$t" run "$R3" --no-scaling --no-split-advice --hw-set "hbm.usable_fraction=$short1"
+printf '%s' "$out" | grep -q "^step time" || { echo "FAIL: a marginal layout was not predicted: $out"; fail=1; }
+printf '%s' "$out" | grep -q "^note: warning: .*does not fit in HBM" || { echo "FAIL: the report does not carry the warning: $out"; fail=1; }
+expect 1 "does not fit in HBM" "$t" run "$R3" --no-scaling --no-split-advice --hw-set "hbm.usable_fraction=$short10"
+printf '%s' "$out" | grep -q "step time" && { echo "FAIL: a layout 10 % over was predicted: $out"; fail=1; }
 exit $fail
