@@ -355,16 +355,12 @@ struct Emitter {
     const int64_t routed = Tl * e.top_k, gathered = routed * etp, ffn = e.expert_ffn / etp;
     const auto per_expert = static_cast<int64_t>(
         std::ceil(static_cast<double>(gathered) * c.w.moe_load_imbalance / static_cast<double>(el)));
-    // LatentMoE: the routed experts' width (the tokens projected down to it before the dispatch,
-    // back up after the combine, each TP rank on its own tokens as the router does).
-    const int64_t d = e.latent > 0 ? e.latent : h();
     gemm("router", Tl, h(), e.experts);
     compute(ops::vector_op(OpKind::Softmax, "router.topk", Tl * e.experts, e.experts, 1, 3, true, 5, c.dt));
     out.back().op.launches = kRouterLaunches;
-    if (e.latent > 0) gemm("moe.latent_down", Tl, h(), d);
-    elementwise("moe.permute", routed * d, 1, 1, false, 0);
+    elementwise("moe.permute", routed * h(), 1, 1, false, 0);
     out.back().op.launches = kPermuteLaunches;
-    const Bytes buffer(static_cast<double>(routed * d) * dtype_bytes(c.dt));
+    const Bytes buffer(static_cast<double>(routed * h()) * dtype_bytes(c.dt));
     auto all_to_all = [&](const char* name) {
       Op a = ops::collective(OpKind::AllToAll, prefix + name, Group::EP, static_cast<int>(ep), buffer);
       a.routing = {static_cast<int>(e.top_k), static_cast<int>(e.experts), static_cast<int>(e.route_groups),
@@ -372,31 +368,30 @@ struct Emitter {
       out.push_back({std::move(a), Role::AllToAll});
     };
     if (ep > 1) all_to_all("moe.dispatch");
-    const Bytes group_buffer(static_cast<double>(gathered * d) * dtype_bytes(c.dt));
+    const Bytes group_buffer(static_cast<double>(gathered * h()) * dtype_bytes(c.dt));
     if (etp > 1)
       out.push_back({ops::collective(OpKind::AllGather, prefix + "moe.etp_gather", Group::ETP, static_cast<int>(etp),
                                      group_buffer),
                      Role::TpGather});
     part = Part::Experts;
-    quantize("experts_in", el * per_expert * d, false);
+    quantize("experts_in", el * per_expert * h(), false);
     if (gated(c.m.activation)) {
-      linear("experts.gate_up", per_expert, d, 2 * ffn, el);
+      linear("experts.gate_up", per_expert, h(), 2 * ffn, el);
       swiglu("experts.swiglu", el * per_expert * ffn);
     } else {  // squared ReLU experts (Nemotron 3): one up projection
-      linear("experts.up", per_expert, d, ffn, el);
+      linear("experts.up", per_expert, h(), ffn, el);
       elementwise("experts.relu2", el * per_expert * ffn, 1, 1, false, 2);
     }
     quantize("experts_down_in", el * per_expert * ffn, false);
-    linear("experts.down", per_expert, ffn, d, el);
+    linear("experts.down", per_expert, ffn, h(), el);
     if (etp > 1)
       out.push_back({ops::collective(OpKind::ReduceScatter, prefix + "moe.etp_scatter", Group::ETP, static_cast<int>(etp),
                                      group_buffer),
                      Role::Scatter});
     part = Part::MoeRouting;
     if (ep > 1) all_to_all("moe.combine");
-    elementwise("moe.unpermute", routed * d, 2, 1, false, 2);
+    elementwise("moe.unpermute", routed * h(), 2, 1, false, 2);
     out.back().op.launches = kUnpermuteLaunches;
-    if (e.latent > 0) gemm("moe.latent_up", Tl, d, h());
   }
   // Mamba-2 mixer with state-space duality (Dao & Gu 2024, mamba_ssm's chunked scan), heads and
   // groups split over TP like attention heads. Per chunk of Q tokens: C·B^T within the chunk

@@ -37,13 +37,11 @@ double mlp_mid_bytes(const ModelSpec& m, double sb, double f, double lq) {
 // copy its hidden input (BF16; with expert TP the ETP group's gathered copies, etp of them per own
 // copy), and per routed token the expert's up output and activation (on this rank's 1/etp slice
 // of the FFN, so the same bytes per own token whatever etp), plus the shared experts' MLP.
-// LatentMoE: the routed copies are latent-wide, and the up projection keeps its latent input.
 double moe_inside_bytes(const ModelSpec& m, const Workload& w, double sb, double lq) {
   const double f = static_cast<double>(m.moe.expert_ffn), k = static_cast<double>(m.moe.top_k);
-  const double width = static_cast<double>(m.moe.latent > 0 ? m.moe.latent : m.hidden);
   const double mid = (gated(m.activation) ? 4 : 2) * f + 2 * f * lq;
-  return sb * k * (2 * width * static_cast<double>(w.etp) + mid) + static_cast<double>(m.moe.shared_experts) * sb * mid +
-         2 * sb * static_cast<double>(m.moe.latent);
+  return sb * k * (2 * static_cast<double>(m.hidden) * static_cast<double>(w.etp) + mid) +
+         static_cast<double>(m.moe.shared_experts) * sb * mid;
 }
 }  // namespace
 

@@ -10,15 +10,7 @@
 namespace trnsim {
 
 int64_t ModelSpec::expert_parameters(int64_t layer) const {
-  const int64_t width = moe.latent > 0 ? moe.latent : hidden;  // the routed experts' input and output width
-  return is_moe_layer(layer) ? moe.experts * (gated(activation) ? 3 : 2) * width * moe.expert_ffn : 0;
-}
-
-// The non-expert weights of a MoE MLP: the router, the shared experts (on the full width) and the
-// latent's down and up projections.
-static int64_t moe_dense_parameters(const ModelSpec& m) {
-  const int64_t h = m.hidden, mats = gated(m.activation) ? 3 : 2;
-  return h * m.moe.experts + m.moe.shared_experts * mats * h * m.moe.expert_ffn + 2 * h * m.moe.latent;
+  return is_moe_layer(layer) ? moe.experts * (gated(activation) ? 3 : 2) * hidden * moe.expert_ffn : 0;
 }
 
 // One MTP module (Megatron-Core MultiTokenPredictionLayer): RMSNorms of the hidden state and of
@@ -52,7 +44,7 @@ int64_t hybrid_layer_parameters(const ModelSpec& m, int64_t layer) {
              s.inner() * h;
     }
     case LayerKind::Moe:
-      return norm + moe_dense_parameters(m) + m.expert_parameters(layer);
+      return norm + h * m.moe.experts + m.moe.shared_experts * mats * h * m.moe.expert_ffn + m.expert_parameters(layer);
     case LayerKind::Attention:
       return norm + h * (m.heads * d) + 2 * h * (m.kv_heads * d) + (m.heads * d) * h;
     default:
@@ -73,7 +65,7 @@ int64_t ModelSpec::layer_parameters(int64_t layer) const {
   }
   int64_t mlp = (activation == Activation::SwiGLU ? 3 : 2) * h * ffn;
   if (is_moe_layer(layer))  // router + shared experts + routed experts
-    mlp = h * moe.experts + moe.shared_experts * 3 * h * moe.expert_ffn + 2 * h * moe.latent + expert_parameters(layer);
+    mlp = h * moe.experts + moe.shared_experts * 3 * h * moe.expert_ffn + expert_parameters(layer);
   int64_t bias = 0;
   const int64_t up = activation == Activation::SwiGLU ? 2 : 1;
   if (biases && is_moe_layer(layer))  // Q/K/V and output biases; each expert's up and down biases; the router's
@@ -143,7 +135,6 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& file)
     m.moe.top_k = e.integer("top_k", 1, 1 << 10);
     m.moe.expert_ffn = e.integer("expert_ffn", 1, 1 << 20);
     m.moe.shared_experts = e.integer_or("shared_experts", 0, 0, 64);
-    m.moe.latent = e.integer_or("latent", 0, 1, 1 << 20);
     m.moe.dense_layers = e.integer_or("dense_layers", 0, 0, m.layers);
     m.moe.every = e.integer_or("every", 1, 1, 64);
     m.moe.sigmoid_router = e.choice_or("router", "topk", {"topk", "sigmoid"}) == "sigmoid";

@@ -26,11 +26,6 @@ struct MoeSpec {
   // contiguous groups and a token's top_k experts come from its best `route_group_topk` groups.
   int64_t route_groups = 1, route_group_topk = 1;
   double capacity_factor = 0;     // 0: dropless
-  // LatentMoE (Nemotron 3 Super, moe_latent_size): the routed experts work on a `latent`-wide copy of
-  // the token (projected down from the hidden width before the dispatch, up after the combine), so
-  // their FFNs and the all-to-alls are that wide; the router and the shared experts see the full
-  // width. 0: no latent, the experts work on the hidden width.
-  int64_t latent = 0;
   bool active() const { return experts > 0; }
 };
 

@@ -116,9 +116,7 @@ const NemoMoe kNemoMoe[] = {
     {"Kimi", "kimi-k2", nullptr},  // shape recalled (models-2026.md); DeepSeek-V3's architecture and layouts
     {"GPT OSS", "gpt-oss-120b", nullptr},  // alternating sliding-window attention (model field sliding_window)
     {"Nemotron_3_Nano", "nemotron-3-nano", nullptr},  // Mamba-2 / MoE / attention hybrid (model field layer_pattern)
-    {"Nemotron_3_Super", "nemotron-3-super", nullptr},  // LatentMoE (model field moe.latent), MTP
-    {"Nemotron_3_5_Lightning", "nemotron-3.5-lightning", nullptr},  // Nano's shape with one MTP layer
-    {"Nemotron_3", nullptr, "Nemotron 3 Ultra (a hybrid of the kind of Nemotron 3 Super, whose config is not given)"},
+    {"Nemotron_3", nullptr, "Nemotron 3 Super / Ultra / 3.5 Lightning (hybrids of the kind of Nemotron 3 Nano, which trnsim runs, with configs that are not given)"},
     {"Mixtral_8x22", "mixtral-8x22b", nullptr},  // no Mixtral row in the corpus today
     {"Mixtral", "mixtral-8x7b", nullptr},
     {"Maverick", "llama4-maverick", nullptr},  // no Llama 4 row in the corpus today
