@@ -156,13 +156,7 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
     trnsim::add_split_advice(report, s, r);
     if (sensitivity_pct > 0) trnsim::add_sensitivity(report, s, r, 1 + sensitivity_pct / 100);
     if (opt.trace) trnsim::write_file_atomically(trace_file, trnsim::step_trace_json(s, r));
-    std::string refusal;
-    if (versus) try {
-        if (const std::string warning = trnsim::memory_warning_or_refusal(variant); !warning.empty())
-          variant.notes.push_back(warning);
-      } catch (const trnsim::ConfigError& e) {
-        refusal = e.what();
-      }
+    const std::string refusal = versus ? trnsim::variant_refusal(variant) : "";
     if (versus && !refusal.empty()) {
       trnsim::add_versus_refusal(report, vs_name, refusal);
     } else if (versus) {

@@ -94,13 +94,7 @@ int cmd_run(const ArgList& argv) {
   if (versus) {
     const std::string edits = fmt::format("{}{}", a.has("vs") ? fmt::format("--vs \"{}\"", a.get("vs")) : "",
                                           a.has("vs-hw") ? fmt::format("{}--vs-hw \"{}\"", a.has("vs") ? " " : "", a.get("vs-hw")) : "");
-    std::string refusal;
-    try {
-      if (const std::string warning = memory_warning_or_refusal(variant); !warning.empty()) variant.notes.push_back(warning);
-    } catch (const ConfigError& e) {
-      refusal = e.what();
-    }
-    if (!refusal.empty()) {
+    if (const std::string refusal = variant_refusal(variant); !refusal.empty()) {
       add_versus_refusal(report, edits, refusal);
     } else {
       const StepResult vr = execute_step(variant, StepOptions{});

@@ -61,10 +61,11 @@ std::pair<double, double> list_work(const StageProgram& st, const std::vector<Op
       // runs of consecutive ranks: TP's and ETP's groups are, and an EP group (ranks etp apart)
       // spans at least as many nodes as a consecutive one, so it takes no less time than that bound.
       if (op.group != Group::TP && op.group != Group::EP && op.group != Group::ETP) continue;
+      double t = -1;  // looked up once, for the first setting that places it on the chain
       for (int tpo = 0; tpo < 2; ++tpo) {
         const CommPlacement where = placement(op, tpo == 1, ep_overlap);
         if (where != CommPlacement::OnChain && where != CommPlacement::Serial) continue;
-        const double t = times.collective_s(op);
+        if (t < 0) t = times.collective_s(op);
         if (tpo == 0) comm += t;  // on the chain either way
         if (where == CommPlacement::Serial) serial[static_cast<size_t>(tpo)] += t;
       }

@@ -57,4 +57,13 @@ std::string memory_warning_or_refusal(const Scenario& s) {
   return "warning: " + s.memory_error + note;
 }
 
+std::string variant_refusal(Scenario& variant) {
+  try {
+    if (const std::string warning = memory_warning_or_refusal(variant); !warning.empty()) variant.notes.push_back(warning);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace trnsim

@@ -32,5 +32,8 @@ std::string memory_margin_note(const Scenario& s);
 // HBM by less than trnsim's memory error, the warning to give (its step is predicted); otherwise
 // throws its does-not-fit ConfigError.
 std::string memory_warning_or_refusal(const Scenario& s);
+// The same for a what-if beside the run (--vs, trnsim.run's vs=): its warning goes into its notes and
+// the refusal, if any, is returned ("" when its step is to be predicted) rather than thrown.
+std::string variant_refusal(Scenario& variant);
 
 }  // namespace trnsim

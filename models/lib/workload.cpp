@@ -92,7 +92,7 @@ class Readers {
     if (s.required || root_.has(s.name)) r.emplace(root_.child(s.name));
     return r ? &*r : nullptr;
   }
-  JsonReader& at(const std::string& name) { return *section(section_named(name)); }
+  JsonReader& at(const std::string& name) { return *section(workload_section(name)); }
   void finish() {
     for (auto& [name, r] : open_)
       if (r) r->finish();
@@ -100,11 +100,6 @@ class Readers {
   }
 
  private:
-  static const WorkloadSection& section_named(const std::string& name) {
-    for (const auto& s : workload_sections())
-      if (s.name == name) return s;
-    throw std::logic_error("no workload section " + name);
-  }
   JsonReader root_;
   std::vector<std::pair<std::string, std::optional<JsonReader>>> open_;
 };
@@ -228,11 +223,7 @@ static Workload parse_workload(const nlohmann::json& given, const std::string& f
   w.file = file;
   for (const WorkloadField& f : workload_fields()) {
     const std::string section = f.section();
-    JsonReader* r = &rd.root();
-    if (!section.empty()) {
-      const auto& sections = workload_sections();
-      r = rd.section(*std::find_if(sections.begin(), sections.end(), [&](const WorkloadSection& s) { return s.name == section; }));
-    }
+    JsonReader* r = section.empty() ? &rd.root() : rd.section(workload_section(section));
     if (r != nullptr) read_field(f, *r, w);
   }
   rd.finish();

@@ -773,6 +773,12 @@ const WorkloadField& workload_field(const std::string& path) {
   throw std::out_of_range("no workload field " + path);
 }
 
+const WorkloadSection& workload_section(const std::string& name) {
+  for (const auto& s : workload_sections())
+    if (s.name == name) return s;
+  throw std::out_of_range("no workload section " + name);
+}
+
 nlohmann::json workload_fields_json() {
   json out = json::array();
   for (const auto& f : workload_fields()) {
@@ -861,9 +867,7 @@ nlohmann::ordered_json workload_schema_properties(bool settable_only) {
     if (settable_only && !f.stack_settable) continue;
     const std::string section = f.section();
     if (!section.empty() && !props.contains(section)) {
-      const auto& all = workload_sections();
-      const auto s = std::find_if(all.begin(), all.end(), [&](const WorkloadSection& x) { return x.name == section; });
-      props[section] = {{"type", "object"}, {"additionalProperties", false}, {"description", s->description},
+      props[section] = {{"type", "object"}, {"additionalProperties", false}, {"description", workload_section(section).description},
                         {"properties", ojson::object()}};
       ojson required = ojson::array();  // in a stack profile nothing is required
       for (const auto& g : workload_fields())

@@ -61,6 +61,7 @@ struct WorkloadSection {
 const std::vector<WorkloadField>& workload_fields();
 const std::vector<WorkloadSection>& workload_sections();
 const WorkloadField& workload_field(const std::string& path);  // throws std::out_of_range
+const WorkloadSection& workload_section(const std::string& name);  // throws std::out_of_range
 
 // The table as JSON (`trnsim fields --format json`), and the JSON Schema parts it implies: the
 // workload schema's properties (or, settable_only, a stack profile's `defaults`), and its

@@ -2,7 +2,7 @@
 """front_door.py — the repository stands on its own and its README stays a front door.
 
 Why: a user's clone has nothing beside it, so nothing the project builds, tests or runs may read a
-path outside the repository (the corpus once came from ../shared); the README is read in five
+path outside the repository (the corpus once came from a folder beside the checkout); the README is read in five
 minutes, so it stays short and every link in it and in docs/ resolves; history lives in
 docs/history.md only, so no other page, header or data file carries the work log's numbering.
 Usage: front_door.py SOURCE_DIR. Exit 1 listing every violation.
