@@ -4,7 +4,7 @@
 
 #include "scenario.hpp"
 #include "search.hpp"
-#include "search_space.hpp"
+#include "layout_space.hpp"
 #include "step_graph.hpp"
 #include "workload.hpp"
 

@@ -1,5 +1,5 @@
 // search.hpp — `trnsim search`: the exact top-K layouts by throughput and by cost to
-// train, and the Pareto front of time vs cost, over the whole space of search_space.hpp,
+// train, and the Pareto front of time vs cost, over the whole space of layout_space.hpp,
 // simulating only the layouts that could enter them.
 //
 // Every layout gets exact memory and a lower bound on its step time (step_bound.hpp) without
@@ -15,7 +15,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "search_space.hpp"
+#include "layout_space.hpp"
 
 namespace trnsim {
 

@@ -3,14 +3,15 @@
 
 #include <fmt/format.h>
 
-#include <optional>
+#include <algorithm>
 #include <set>
 
 #include "hw_spec.hpp"
-#include "layout_rules.hpp"
+#include "layout_space.hpp"
 #include "model_spec.hpp"
 #include "scenario.hpp"
 #include "stack_profile.hpp"
+#include "trnsim/error.hpp"
 
 namespace trnsim {
 
@@ -19,53 +20,62 @@ std::string layout_id(const Workload& w) {
                      to_string(w.checkpointing), w.zero, w.fused_qkv ? "fused" : "unfused");
 }
 
+namespace {
+// The layout space's precision axis value of the sweep's precision (layout_space.cpp's precision_of).
+int64_t precision_axis(Precision p) {
+  switch (p) {
+    case Precision::BF16_SR:
+    case Precision::MixedBF16: return 0;
+    case Precision::FP8: return 1;
+    case Precision::MXFP8: return 2;
+    case Precision::NVFP4: return 3;
+    default:
+      throw ConfigError(fmt::format("layout space: precision {} has no sweep axis value; use bf16, fp8, mxfp8 or nvfp4",
+                                    to_string(p)));
+  }
+}
+}  // namespace
+
 std::vector<Workload> enumerate_layouts(const LayoutSpace& sp) {
   const ModelSpec m = load_model_spec(model_path(sp.model));
   const HwSpec hw = sp.hw_set.empty() ? load_hw_spec(hw_path(sp.hw)) : load_hw_with_edits(sp.hw, sp.hw_set);
-  const int64_t devices = sp.nodes * hw.cores_per_node();
-  std::optional<StackProfile> stack;
-  if (!sp.stack.empty()) stack = load_stack_profile(stack_lookup()(sp.stack));
+  SpaceSpec spec;
+  spec.model = sp.model;
+  spec.hws = {sp.hw};
+  spec.nodes = {sp.nodes};
+  spec.seq_len = sp.seq_len;
+  spec.global_batch = sp.global_batch;
+  spec.lora_rank = sp.lora_rank;
+  if (!sp.stack.empty()) use_stack(spec, sp.stack, stack_lookup());
+  const auto& fixed = spec.stack_axes;
+  const bool sp_fixed = std::find(fixed.begin(), fixed.end(), "sp") != fixed.end();
+  // The sweep's axes as the enumerator's limits. An axis the stack profile fixes keeps the profile's
+  // value (the sweep's promise: the fields a stack sets win); the recompute axis is always the sweep's.
+  auto limit = [&](const char* axis, std::vector<int64_t> values) {
+    if (std::find(fixed.begin(), fixed.end(), axis) == fixed.end()) spec.axes[axis] = std::move(values);
+  };
+  std::vector<int64_t> tps;
+  for (int64_t tp = 1; tp <= hw.cores_per_node(); tp *= 2) tps.push_back(tp);
+  spec.axes["tp"] = tps;
+  spec.axes["vs"] = {1};
+  spec.axes["ep"] = {1};
+  spec.axes["mb"] = sp.micro_batches;
+  for (Checkpointing ck : sp.checkpointing) spec.axes["recompute"].push_back(static_cast<int64_t>(ck));
+  spec.axes["precision"] = {precision_axis(sp.precision)};
+  limit("zero", std::vector<int64_t>(sp.zero.begin(), sp.zero.end()));
+  std::vector<int64_t> fused;
+  for (bool f : sp.fused) fused.push_back(f ? 1 : 0);
+  limit("fused", fused);
+  limit("attention", {0});   // the workload's default attention (unfused)
+  limit("tp_overlap", {0});  // and its default TP and DP overlap
+  limit("dp_overlap", {1});
   std::set<std::string> seen;
   std::vector<Workload> out;
-  for (int64_t tp = 1; tp <= hw.cores_per_node(); tp *= 2) {
-    if (!tp_problem(m, tp).empty()) continue;
-    for (int64_t pp = 1; pp <= m.layers && tp * pp <= devices; ++pp) {
-      if (m.layers % pp || devices % (tp * pp)) continue;
-      const int64_t dp = devices / (tp * pp);
-      for (int64_t mb : sp.micro_batches) {
-        if (sp.global_batch % (dp * mb)) continue;
-        for (auto ck : sp.checkpointing)
-          for (int z : sp.zero) {
-            if (z == 1 && dp == 1) continue;
-            for (bool fused : sp.fused) {
-              Workload w;
-              w.model = sp.model;
-              w.hw = sp.hw;
-              w.nodes = sp.nodes;
-              w.tp = tp;
-              w.pp = pp;
-              w.dp = dp;
-              w.sequence_parallel = tp > 1;
-              w.zero = z;
-              w.micro_batch = mb;
-              w.global_batch = sp.global_batch;
-              w.seq_len = sp.seq_len;
-              w.precision = sp.precision;
-              w.fp32_grads = sp.precision != Precision::BF16_SR;
-              w.checkpointing = ck;
-              w.fused_qkv = w.fused_gate_up = fused;
-              w.lora.rank = sp.lora_rank;
-              w.name = w.file = layout_id(w);
-              if (stack) {  // the loader's rules: the profile's fields, then the sweep's recompute axis
-                w = with_stack(w, *stack);
-                w.checkpointing = ck;
-                w.name = w.file = layout_id(w);
-              }
-              if (seen.insert(w.name).second) out.push_back(w);
-            }
-          }
-      }
-    }
+  for (const Layout& l : enumerate_space(spec, m, {hw})) {
+    if (!sp_fixed && l.sp != (l.tp > 1)) continue;  // sequence parallelism wherever TP splits a layer
+    Workload w = layout_workload(l, spec, hw);
+    w.name = w.file = layout_id(w);
+    if (seen.insert(w.name).second) out.push_back(std::move(w));
   }
   return out;
 }

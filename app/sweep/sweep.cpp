@@ -75,10 +75,7 @@ nlohmann::json run_sweep(const SweepOptions& o) {
       LayoutSpace sp = o.space;
       sp.hw = hw;
       sp.nodes = n;
-      sp.precision = o.low_precision ? *o.low_precision
-                     : (o.space.hw_set.empty() ? load_hw_spec(hw_path(hw)) : load_hw_with_edits(hw, o.space.hw_set)).stochastic_rounding
-                         ? Precision::BF16_SR
-                         : Precision::MixedBF16;
+      sp.precision = o.low_precision.value_or(Precision::BF16_SR);  // BF16: the chip's (layouts.hpp)
       for (auto& w : enumerate_layouts(sp)) all.push_back(w);
     }
   nlohmann::json doc;

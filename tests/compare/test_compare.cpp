@@ -13,7 +13,7 @@
 #include "validation.hpp"
 #include "scenario.hpp"
 #include "search.hpp"
-#include "search_space.hpp"
+#include "layout_space.hpp"
 #include "sensitivity.hpp"
 #include "step_executor.hpp"
 #include "trnsim/error.hpp"

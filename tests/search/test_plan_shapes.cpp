@@ -9,7 +9,7 @@
 #include "plan_shapes.hpp"
 #include "platform.hpp"
 #include "scenario.hpp"
-#include "search_space.hpp"
+#include "layout_space.hpp"
 #include "step_bound.hpp"
 #include "step_graph.hpp"
 

@@ -6,7 +6,7 @@
 #include "helpers.hpp"
 #include "scenario.hpp"
 #include "search.hpp"
-#include "search_space.hpp"
+#include "layout_space.hpp"
 #include "trnsim/error.hpp"
 
 #include <fmt/format.h>

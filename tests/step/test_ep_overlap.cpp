@@ -13,7 +13,7 @@
 #include "helpers.hpp"
 #include "memory_model.hpp"
 #include "pipeline_schedule.hpp"
-#include "search_space.hpp"
+#include "layout_space.hpp"
 #include "stack_profile.hpp"
 #include "step_bound.hpp"
 #include "step_executor.hpp"

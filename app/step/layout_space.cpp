@@ -1,5 +1,5 @@
-// search_space.cpp — see search_space.hpp.
-#include "search_space.hpp"
+// layout_space.cpp — see layout_space.hpp.
+#include "layout_space.hpp"
 
 #include "layout_rules.hpp"
 #include "workload_fields.hpp"

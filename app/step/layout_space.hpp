@@ -1,4 +1,4 @@
-// search_space.hpp — the layout space `trnsim search` explores: Calculon's axes and
+// layout_space.hpp — the layout space `trnsim search` explores: Calculon's axes and
 // more. TP: every divisor of the heads (and of the FFN, compatible with the KV heads) that fits
 // a node or spans whole nodes; PP: every divisor of the layers, and any other degree --axes lists
 // (its layers split as evenly as possible, with the virtual stages --axes lists or 1); interleaved
