@@ -64,9 +64,9 @@ void BM_SensitivityR3_WarmOpCache(benchmark::State& st) {
   for (auto _ : st) {
     Scenario s = load_scenario(kR3);
     const StepResult r = execute_step(s);
-    nlohmann::json report;
+    StepReport report;
     add_sensitivity(report, s, r, 1.1);
-    benchmark::DoNotOptimize(report);
+    benchmark::DoNotOptimize(report.sensitivity);
   }
 }
 BENCHMARK(BM_SensitivityR3_WarmOpCache)->Unit(benchmark::kMillisecond);
@@ -78,9 +78,9 @@ void BM_VersusR3_WarmOpCache(benchmark::State& st) {
   apply_json_edits(edited, "parallel.tp=4;parallel.dp=1024", "--vs");
   for (auto _ : st) {
     const Scenario s = load_scenario(kR3), v = scenario_from_json(edited, kR3);
-    nlohmann::json report = make_report(s, execute_step(s));
-    add_versus(report, make_report(v, execute_step(v)), "--vs");
-    benchmark::DoNotOptimize(report);
+    StepReport report = build_report(s, execute_step(s));
+    add_versus(report, build_report(v, execute_step(v)), "--vs");
+    benchmark::DoNotOptimize(report.versus);
   }
 }
 BENCHMARK(BM_VersusR3_WarmOpCache)->Unit(benchmark::kMillisecond);

@@ -142,14 +142,14 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
   if (versus) variant = scenario_of(vs, /*allow_oom=*/true);
   const std::string vs_name = !versus ? "" : is_path(vs) ? "vs=" + path_of(vs) : std::string("vs=<workload dict>");
   const std::string trace_file = trace.is_none() ? "" : path_of(trace);
-  nlohmann::json report;
+  nlohmann::json report_json;
   {
     py::gil_scoped_release nogil;
     std::lock_guard<std::mutex> lock(g_kernel);
     trnsim::StepOptions opt;
     opt.trace = !trace_file.empty();
     const trnsim::StepResult r = trnsim::execute_step(s, opt);
-    report = trnsim::make_report(s, r);
+    trnsim::StepReport report = trnsim::build_report(s, r);
     const trnsim::ValidationResults validation = trnsim::load_validation_results();  // as `trnsim run` reads it
     if (validation.intervals) trnsim::add_interval(report, s, *validation.intervals);
     trnsim::add_scaling(report, s);
@@ -161,13 +161,14 @@ py::dict run(const py::object& workload, const py::object& trace, const py::obje
       trnsim::add_versus_refusal(report, vs_name, refusal);
     } else if (versus) {
       const trnsim::StepResult vr = trnsim::execute_step(variant, trnsim::StepOptions{});
-      nlohmann::json vrep = trnsim::make_report(variant, vr);
+      trnsim::StepReport vrep = trnsim::build_report(variant, vr);
       if (validation.intervals) trnsim::add_interval(vrep, variant, *validation.intervals);
       trnsim::add_versus(report, vrep, vs_name);
       trnsim::add_versus_checks(report, validation);
     }
+    report_json = trnsim::to_json(report);
   }
-  return to_python(report);
+  return to_python(report_json);
 }
 
 void validate(const py::object& obj) {

@@ -85,7 +85,7 @@ int cmd_run(const ArgList& argv) {
   }
   const size_t cached_before = timer.simulated();
   StepResult r = execute_step(s, opt);
-  auto report = make_report(s, r);
+  StepReport report = build_report(s, r);
   const ValidationResults validation = load_validation_results();  // read once: both steps' intervals, --vs's ordering
   if (validation.intervals) add_interval(report, s, *validation.intervals);
   if (!a.has("no-scaling")) add_scaling(report, s);
@@ -98,7 +98,7 @@ int cmd_run(const ArgList& argv) {
       add_versus_refusal(report, edits, refusal);
     } else {
       const StepResult vr = execute_step(variant, StepOptions{});
-      nlohmann::json vrep = make_report(variant, vr);
+      StepReport vrep = build_report(variant, vr);
       if (validation.intervals) add_interval(vrep, variant, *validation.intervals);
       add_versus(report, vrep, edits, a.has("vs-hw"));
       add_versus_checks(report, validation);

@@ -184,9 +184,10 @@ int explain_row(const ValidationOptions& base, const std::string& spec, const st
     nlohmann::json report_json;
     std::string trace_text;
     const auto keep = [&](const Scenario& s, const StepResult& r) {
-      report_json = make_report(s, r);
-      if (sensitivity) add_sensitivity(report_json, s, r, 1 + kSensitivityDefaultPct / 100);
-      report = render(report_json, "text");
+      StepReport rep = build_report(s, r);
+      if (sensitivity) add_sensitivity(rep, s, r, 1 + kSensitivityDefaultPct / 100);
+      report = render(rep, "text");
+      report_json = to_json(rep);
       step_s = r.step_time_s;
       if (so.trace) trace_text = step_trace_json(s, r);
     };

@@ -176,11 +176,11 @@ nlohmann::json best_layout_sensitivity(const nlohmann::json& best, const HwSpec&
   const Workload w = workload_from_json(best["workload"], "best layout " + best["id"].get<std::string>(), stack_lookup());
   const Scenario sc = make_scenario(w, load_model_spec(model_path(w.model)), hw, true);
   const StepResult r = execute_step(sc);
-  nlohmann::json report;
+  StepReport report;
   add_sensitivity(report, sc, r, factor);
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& x : report["sensitivity"]["resources"])
-    if (x.contains("elasticity")) out.push_back({{"resource", x["resource"]}, {"elasticity", x["elasticity"]}});
+  for (const auto& x : report.sensitivity->resources)
+    if (x.elasticity) out.push_back({{"resource", x.resource}, {"elasticity", *x.elasticity}});
   return out;
 }
 

@@ -1,6 +1,7 @@
 // report.hpp — turns a simulated step into the numbers users decide with: step time and
 // its breakdown, throughput, MFU/HFU, memory per core, cost per token at both price
-// plans, with the inputs echoed. JSON is the source; text and Markdown render from it.
+// plans, with the inputs echoed. The report is typed (step_report.hpp); text, Markdown and JSON
+// render from it.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -9,15 +10,19 @@
 
 #include "scenario.hpp"
 #include "step_executor.hpp"
+#include "step_report.hpp"
 
 namespace trnsim {
 
+StepReport build_report(const Scenario& s, const StepResult& r);
+// build_report as JSON: for the commands that read a run's figures as data (search rows, sweep
+// workers, validation), the documented `--format json` document.
 nlohmann::json make_report(const Scenario& s, const StepResult& r);
 // The step breakdown's keys (step.breakdown_s) with their labels, in report order.
 const std::vector<std::pair<const char*, const char*>>& breakdown_labels();
-std::string render_text(const nlohmann::json& report);
-std::string render_markdown(const nlohmann::json& report);
-std::string render(const nlohmann::json& report, const std::string& format);  // text | json | md
+std::string render_text(const StepReport& report);
+std::string render_markdown(const StepReport& report);
+std::string render(const StepReport& report, const std::string& format);  // text | json | md
 // The step's Chrome/Perfetto trace (run with StepOptions::trace), saying how much of the step it covers.
 std::string step_trace_json(const Scenario& s, const StepResult& r);
 

@@ -30,34 +30,27 @@ std::optional<Workload> one_node_baseline(const Workload& w, int64_t cores_per_n
   return std::nullopt;
 }
 
-void add_scaling(nlohmann::json& report, const Scenario& s) {
+void add_scaling(StepReport& report, const Scenario& s) {
   std::string why;
+  ScalingFigures sc;
   const auto base = one_node_baseline(s.workload, s.hw.cores_per_node(), why);
   if (!base) {
-    report["scaling"] = {{"unavailable", why}};
+    sc.unavailable = why;
+    report.scaling = sc;
     return;
   }
   try {
     const Scenario bs = make_scenario(*base, s.model, /*allow_oom=*/true);
     const StepResult br = execute_step(bs, StepOptions{});
-    // Per-core throughput as the reports define it (make_report), the run's and the baseline's.
-    const double run = report["throughput"]["tokens_per_s_per_core"].get<double>();
-    const double one = make_report(bs, br)["throughput"]["tokens_per_s_per_core"].get<double>();
-    report["scaling"] = {{"efficiency", run / one},
-                         {"basis", "weak scaling: per-core throughput against the same replica and per-replica batch "
-                                   "with data parallelism shrunk to the fewest whole nodes"},
-                         {"baseline",
-                          {{"dp", bs.workload.dp},
-                           {"nodes", bs.workload.nodes},
-                           {"devices", bs.workload.devices()},
-                           {"global_batch", bs.workload.global_batch},
-                           {"step_time_s", br.step_time_s},
-                           {"tokens_per_s_per_core", one},
-                           {"fits_in_memory", bs.fits}}}};
+    // Per-core throughput as the reports define it (build_report), the run's and the baseline's.
+    const double one = build_report(bs, br).throughput.tokens_per_s_per_core;
+    sc.efficiency = report.throughput.tokens_per_s_per_core / one;
+    sc.baseline = {bs.workload.dp, bs.workload.nodes, bs.workload.devices(), bs.workload.global_batch, br.step_time_s, one, bs.fits};
   } catch (const std::exception& e) {
-    report["scaling"] = {{"unavailable", fmt::format("the one-node baseline (DP {}) is not a valid layout: {}", base->dp,
-                                                     e.what())}};
+    sc = ScalingFigures{};
+    sc.unavailable = fmt::format("the one-node baseline (DP {}) is not a valid layout: {}", base->dp, e.what());
   }
+  report.scaling = sc;
 }
 
 }  // namespace trnsim

@@ -11,6 +11,7 @@
 
 #include "scenario.hpp"
 #include "step_executor.hpp"
+#include "step_report.hpp"
 
 namespace trnsim {
 
@@ -19,9 +20,9 @@ namespace trnsim {
 // d replicas' share. nullopt with `why` set when there is none smaller than the run itself.
 std::optional<Workload> one_node_baseline(const Workload& w, int64_t cores_per_node, std::string& why);
 
-// Simulates the baseline and adds to `report` (the run's make_report) "scaling": efficiency, the
-// baseline's DP, nodes, step time and per-core throughput, whether it fits in memory; or
-// "unavailable" with the reason.
-void add_scaling(nlohmann::json& report, const Scenario& s);
+// Simulates the baseline and sets the report's scaling (the run's build_report): efficiency, the
+// baseline's DP, nodes, step time and per-core throughput, whether it fits in memory; or the
+// reason there is none.
+void add_scaling(StepReport& report, const Scenario& s);
 
 }  // namespace trnsim

@@ -83,46 +83,56 @@ const std::vector<HwResource>& hw_resources() {
   return all;
 }
 
-void add_sensitivity(nlohmann::json& report, const Scenario& s, const StepResult& r, double factor) {
-  nlohmann::json rows = nlohmann::json::array();
+void add_sensitivity(StepReport& report, const Scenario& s, const StepResult& r, double factor) {
+  SensitivityFigures sv;
+  sv.factor = factor;
+  sv.step_time_s = r.step_time_s;
   for (const HwResource& res : hw_resources()) {
-    nlohmann::json row = {{"resource", res.name}, {"scaled", res.description}, {"figure", res.figure(s.hw)}};
+    SensitivityFigures::Row row{res.name, res.description, res.figure(s.hw), {}, {}, {}, {}};
     try {
       HwSpec hw = s.hw;
       res.improve(hw, factor);
       const Scenario v = make_scenario(s.workload, s.model, hw, /*allow_oom=*/true);
       const StepResult vr = execute_step(v, StepOptions{});
-      row["step_time_s"] = vr.step_time_s;
-      row["change_pct"] = 100 * (vr.step_time_s / r.step_time_s - 1);
-      row["elasticity"] = std::log(r.step_time_s / vr.step_time_s) / std::log(factor);
+      row.step_time_s = vr.step_time_s;
+      row.change_pct = 100 * (vr.step_time_s / r.step_time_s - 1);
+      row.elasticity = std::log(r.step_time_s / vr.step_time_s) / std::log(factor);
     } catch (const std::exception& e) {
-      row["error"] = e.what();
+      row.error = e.what();
     }
-    rows.push_back(row);
+    sv.resources.push_back(row);
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    return a.value("elasticity", -1.0) > b.value("elasticity", -1.0);
+  std::stable_sort(sv.resources.begin(), sv.resources.end(), [](const auto& a, const auto& b) {
+    return a.elasticity.value_or(-1.0) > b.elasticity.value_or(-1.0);
   });
-  report["sensitivity"] = {{"factor", factor}, {"step_time_s", r.step_time_s}, {"resources", rows}};
+  report.sensitivity = sv;
 }
 
-std::string sensitivity_text(const nlohmann::json& report) {
-  if (!report.contains("sensitivity")) return "";
-  const auto& sv = report["sensitivity"];
-  const double f = sv["factor"].get<double>();
+nlohmann::json sensitivity_json(const SensitivityFigures& sv) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : sv.resources) {
+    nlohmann::json row = {{"resource", r.resource}, {"scaled", r.scaled}, {"figure", r.figure}};
+    if (r.error) row["error"] = *r.error;
+    else row.update({{"step_time_s", *r.step_time_s}, {"change_pct", *r.change_pct}, {"elasticity", *r.elasticity}});
+    rows.push_back(row);
+  }
+  return {{"factor", sv.factor}, {"step_time_s", sv.step_time_s}, {"resources", rows}};
+}
+
+std::string sensitivity_text(const SensitivityFigures& sv) {
+  const double f = sv.factor;
   std::string o = fmt::format(
       "\nsensitivity: the step with one hardware resource {:.0f} % better (elasticity = ln(step / step with it) / "
       "ln({:g}): the share of the step that scales with it)\n",
       100 * (f - 1), f);
   o += fmt::format("  {:<10}{:>12}{:>11}{:>12}   {}\n", "resource", "step s", "change %", "elasticity", "figure now");
-  for (const auto& row : sv["resources"]) {
-    if (row.contains("error")) {
-      o += fmt::format("  {:<10}  not simulated: {}\n", row["resource"].get<std::string>(), row["error"].get<std::string>());
+  for (const auto& row : sv.resources) {
+    if (row.error) {
+      o += fmt::format("  {:<10}  not simulated: {}\n", row.resource, *row.error);
       continue;
     }
-    o += fmt::format("  {:<10}{:>12.4f}{:>+11.2f}{:>12.3f}   {}\n", row["resource"].get<std::string>(),
-                     row["step_time_s"].get<double>(), row["change_pct"].get<double>(), row["elasticity"].get<double>(),
-                     row["figure"].get<std::string>());
+    o += fmt::format("  {:<10}{:>12.4f}{:>+11.2f}{:>12.3f}   {}\n", row.resource, *row.step_time_s, *row.change_pct, *row.elasticity,
+                     row.figure);
   }
   return o;
 }

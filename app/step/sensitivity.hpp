@@ -14,6 +14,7 @@
 #include "hw_spec.hpp"
 #include "scenario.hpp"
 #include "step_executor.hpp"
+#include "step_report.hpp"
 
 namespace trnsim {
 
@@ -33,13 +34,14 @@ constexpr double kSensitivityDefaultPct = 10;
 // The resources in report order.
 const std::vector<HwResource>& hw_resources();
 
-// Re-simulates the run once per resource at `factor` (> 1) and adds "sensitivity" to `report`:
-// the factor, and per resource its figure, the step time with it improved, the change (%) and the
+// Re-simulates the run once per resource at `factor` (> 1) and sets the report's sensitivity: the
+// factor, and per resource its figure, the step time with it improved, the change (%) and the
 // elasticity; sorted by elasticity, largest first. A resource whose variant cannot run (it should
 // not happen: capacity is unchanged) is reported with its error instead.
-void add_sensitivity(nlohmann::json& report, const Scenario& s, const StepResult& r, double factor);
+void add_sensitivity(StepReport& report, const Scenario& s, const StepResult& r, double factor);
 
-// The report's sensitivity section as text lines (empty when the report has none).
-std::string sensitivity_text(const nlohmann::json& report);
+// The section as JSON ("sensitivity") and as text lines.
+nlohmann::json sensitivity_json(const SensitivityFigures& sv);
+std::string sensitivity_text(const SensitivityFigures& sv);
 
 }  // namespace trnsim

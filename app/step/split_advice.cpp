@@ -46,8 +46,7 @@ std::vector<std::vector<int64_t>> balanced_splits(const Scenario& s, const StepR
   return out;
 }
 
-void add_split_advice(nlohmann::json& report, const Scenario& s, const StepResult& r) {
-  nlohmann::json best;
+void add_split_advice(StepReport& report, const Scenario& s, const StepResult& r) {
   double best_step = r.step_time_s * (1 - 0.005);  // beat the run by more than 0.5 %
   for (const auto& split : balanced_splits(s, r)) {
     Workload w = s.workload;
@@ -59,18 +58,14 @@ void add_split_advice(nlohmann::json& report, const Scenario& s, const StepResul
       const StepResult ar = execute_step(a, StepOptions{});
       if (ar.step_time_s >= best_step) continue;
       best_step = ar.step_time_s;
-      const nlohmann::json j = make_report(a, ar);
-      best = {{"layers_per_stage", split},
-              {"step_time_s", ar.step_time_s},
-              {"change_pct", 100 * (ar.step_time_s / r.step_time_s - 1)},
-              {"imbalance", j["step"]["stage_balance"]["imbalance"]},
-              {"memory_per_core_gib", j["memory_per_core_gib"]["total"]},
-              {"set", fmt::format("parallel.pipeline_split=explicit;parallel.layers_per_stage=[{}]", fmt::join(split, ","))}};
+      const StepReport j = build_report(a, ar);
+      report.split_advice = SplitAdvice{split, ar.step_time_s, 100 * (ar.step_time_s / r.step_time_s - 1), j.step.balance->imbalance,
+                                        j.memory.total,
+                                        fmt::format("parallel.pipeline_split=explicit;parallel.layers_per_stage=[{}]", fmt::join(split, ","))};
     } catch (const std::exception&) {
       continue;  // a split the run cannot take (e.g. a stage's memory): not advice
     }
   }
-  if (!best.is_null()) report["pipeline_split_advice"] = best;
 }
 
 }  // namespace trnsim

@@ -11,6 +11,7 @@
 
 #include "scenario.hpp"
 #include "step_executor.hpp"
+#include "step_report.hpp"
 
 namespace trnsim {
 
@@ -21,10 +22,10 @@ namespace trnsim {
 // already as even as whole layers allow.
 std::vector<std::vector<int64_t>> balanced_splits(const Scenario& s, const StepResult& r);
 
-// Simulates the candidates and adds "pipeline_split_advice" to `report` (the run's make_report)
+// Simulates the candidates and sets the report's split advice (the run's build_report)
 // for the fastest that fits in memory and beats the run by more than 0.5 %: layers per stage, step
 // time, change against the run, busiest / mean busy stage, memory per core and the --set string
 // that runs it. Adds nothing when no candidate does.
-void add_split_advice(nlohmann::json& report, const Scenario& s, const StepResult& r);
+void add_split_advice(StepReport& report, const Scenario& s, const StepResult& r);
 
 }  // namespace trnsim

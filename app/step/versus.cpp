@@ -4,31 +4,27 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "report.hpp"
+#include "workload_fields.hpp"
 
 namespace trnsim {
 
 namespace {
 
 // "TP 4 PP 1 DP 1024 EP 8 | mb 1 x 2 = 1024 x 4096 tokens | fp8, selective | 128 x trn1.32xlarge"
-std::string layout_line(const nlohmann::json& w) {
+std::string layout_line(const WorkloadEcho& e) {
+  const Workload& w = e.workload;
   std::string extra;
-  for (const auto& [key, name] : {std::pair<const char*, const char*>{"cp", "CP"}, {"ep", "EP"}, {"etp", "ETP"}})
-    if (w.contains(key)) extra += fmt::format(" {} {}", name, w[key].get<int64_t>());
-  if (w["virtual_stages"].get<int64_t>() > 1) extra += fmt::format(" VP {}", w["virtual_stages"].get<int64_t>());
+  for (const auto& [key, name, value] : {std::tuple<const char*, const char*, int64_t>{"cp", "CP", w.cp}, {"ep", "EP", w.ep}, {"etp", "ETP", w.etp}})
+    if (workload_reports(w, key)) extra += fmt::format(" {} {}", name, value);
+  if (w.virtual_stages > 1) extra += fmt::format(" VP {}", w.virtual_stages);
   return fmt::format("TP {} PP {} DP {}{} SP {} ZeRO-{} | micro-batch {} x {} = global {} x {} tokens | {}, {} checkpointing | "
                      "{} x {} ({} cores)",
-                     w["tp"].get<int64_t>(), w["pp"].get<int64_t>(), w["dp"].get<int64_t>(), extra,
-                     w["sequence_parallel"].get<bool>() ? "on" : "off", w["zero"].get<int>(), w["micro_batch"].get<int64_t>(),
-                     w["grad_accum"].get<int64_t>(), w["global_batch"].get<int64_t>(), w["seq_len"].get<int64_t>(),
-                     w["precision"].get<std::string>(), w["checkpointing"].get<std::string>(), w["nodes"].get<int64_t>(),
-                     w["hw"].get<std::string>(), w["devices"].get<int64_t>());
-}
-
-double usd_per_million(const nlohmann::json& r) {
-  return r["cost"][r["cost"]["selected_plan"].get<std::string>()]["usd_per_million_tokens"].get<double>();
+                     w.tp, w.pp, w.dp, extra, w.sequence_parallel ? "on" : "off", w.zero, w.micro_batch, e.grad_accum, w.global_batch,
+                     w.seq_len, to_string(w.precision), to_string(w.checkpointing), w.nodes, w.hw, e.devices);
 }
 
 // A figure as its unit reads best: seconds and dollars to 4 decimals, GiB to 2, % to 1, rates above
@@ -41,26 +37,28 @@ std::string number(double x, const std::string& unit) {
 }
 
 // "+11.2 %"; "new" for a figure the base does not have; "-" where neither has it.
-std::string change_text(const nlohmann::json& r) {
-  if (r.contains("change_pct")) return fmt::format("{:+.1f} %", r["change_pct"].get<double>());
-  return r["variant"].get<double>() != 0 ? "new" : "-";
+std::string change_text(const VersusFigures::Row& r) {
+  if (r.change_pct) return fmt::format("{:+.1f} %", *r.change_pct);
+  return r.variant != 0 ? "new" : "-";
 }
 
-nlohmann::json row(const std::string& quantity, const std::string& unit, double base, double variant) {
-  nlohmann::json j = {{"quantity", quantity}, {"unit", unit}, {"base", base}, {"variant", variant}};
-  if (base != 0) j["change_pct"] = 100 * (variant / base - 1);
-  return j;
+VersusFigures::Row row(const std::string& quantity, const std::string& unit, double base, double variant) {
+  VersusFigures::Row r{quantity, unit, base, variant, {}};
+  if (base != 0) r.change_pct = 100 * (variant / base - 1);
+  return r;
 }
 
 // The change (%) of the first row whose quantity starts with `quantity` (0 when it has none).
-double change_of(const nlohmann::json& vs, const std::string& quantity) {
-  for (const auto& r : vs["rows"])
-    if (r["quantity"].get<std::string>().rfind(quantity, 0) == 0) return r.value("change_pct", 0.0);
+double change_of(const VersusFigures& vs, const std::string& quantity) {
+  for (const auto& r : vs.rows)
+    if (r.quantity.rfind(quantity, 0) == 0) return r.change_pct.value_or(0.0);
   return 0;
 }
 
+}  // namespace
+
 // The corpus's pair statistic for this comparison (ranking.hpp, versus_ordering), as one sentence.
-std::string ordering_sentence(const nlohmann::json& od) {
+std::string versus_ordering_sentence(const nlohmann::json& od) {
   if (!od["applies"].get<bool>()) return od["reason"].get<std::string>();
   const auto& b = od["bin"];
   const std::string range = pair_gap_range(b);
@@ -68,8 +66,6 @@ std::string ordering_sentence(const nlohmann::json& od) {
                      "({} pairs; results/validation.md)",
                      range, b["ordered_right_pct"].get<double>(), b["pairs"].get<int>());
 }
-
-}  // namespace
 
 std::string pair_gap_range(const nlohmann::json& b) {
   return b.contains("gap_hi_pct") ? fmt::format("{:.0f}-{:.0f} %", b["gap_lo_pct"].get<double>(), b["gap_hi_pct"].get<double>())
@@ -86,75 +82,82 @@ std::string top_order_sentence(const nlohmann::json& t) {
                      right < 80 ? ": treat the close ones as one choice and time a few steps of each" : "");
 }
 
-void add_versus(nlohmann::json& report, const nlohmann::json& v, const std::string& edits, bool hardware_edited) {
-  const nlohmann::json& b = report;
-  nlohmann::json rows = nlohmann::json::array();
-  rows.push_back(row("step time", "s", b["step"]["step_time_s"].get<double>(), v["step"]["step_time_s"].get<double>()));
-  const auto& bb = b["step"]["breakdown_s"];
-  const auto& vb = v["step"]["breakdown_s"];
+void add_versus(StepReport& report, const StepReport& v, const std::string& edits, bool hardware_edited) {
+  const StepReport& b = report;
+  VersusFigures out;
+  out.edits = edits;
+  out.rows.push_back(row("step time", "s", b.step.step_time_s, v.step.step_time_s));
   for (const auto& [key, label] : breakdown_labels())
-    if (bb.value(key, 0.0) != 0 || vb.value(key, 0.0) != 0)  // parts neither step has are left out
-      rows.push_back(row(label, "s", bb.value(key, 0.0), vb.value(key, 0.0)));
-  rows.push_back(row("throughput", "tokens/s", b["throughput"]["tokens_per_s"].get<double>(), v["throughput"]["tokens_per_s"].get<double>()));
-  rows.push_back(row("throughput per core", "tokens/s", b["throughput"]["tokens_per_s_per_core"].get<double>(),
-                     v["throughput"]["tokens_per_s_per_core"].get<double>()));
-  rows.push_back(row("MFU", "%", 100 * b["throughput"]["mfu"].get<double>(), 100 * v["throughput"]["mfu"].get<double>()));
-  rows.push_back(row("memory per core", "GiB", b["memory_per_core_gib"]["total"].get<double>(),
-                     v["memory_per_core_gib"]["total"].get<double>()));
-  rows.push_back(row("cores", "", b["workload"]["devices"].get<double>(), v["workload"]["devices"].get<double>()));
-  rows.push_back(row(fmt::format("cost ({})", v["cost"]["selected_plan"].get<std::string>()), "$ per M tokens",
-                     usd_per_million(b), usd_per_million(v)));
-  nlohmann::json out = {{"edits", edits}, {"layout", layout_line(v["workload"])}, {"rows", rows}, {"hardware_edited", hardware_edited}};
-  if (v.contains("interval")) out["interval_step_time_s"] = v["interval"]["step_time_s"];
-  if (v.contains("notes")) out["notes"] = v["notes"];
-  out["report"] = v;
-  report["versus"] = out;
+    if (b.step.part(key) != 0 || v.step.part(key) != 0)  // parts neither step has are left out
+      out.rows.push_back(row(label, "s", b.step.part(key), v.step.part(key)));
+  out.rows.push_back(row("throughput", "tokens/s", b.throughput.tokens_per_s, v.throughput.tokens_per_s));
+  out.rows.push_back(row("throughput per core", "tokens/s", b.throughput.tokens_per_s_per_core, v.throughput.tokens_per_s_per_core));
+  out.rows.push_back(row("MFU", "%", 100 * b.throughput.mfu, 100 * v.throughput.mfu));
+  out.rows.push_back(row("memory per core", "GiB", b.memory.total, v.memory.total));
+  out.rows.push_back(row("cores", "", static_cast<double>(b.workload.devices), static_cast<double>(v.workload.devices)));
+  out.rows.push_back(row(fmt::format("cost ({})", to_string(v.selected_plan)), "$ per M tokens", b.selected_cost().usd_per_million_tokens,
+                         v.selected_cost().usd_per_million_tokens));
+  out.layout = layout_line(v.workload);
+  out.hardware_edited = hardware_edited;
+  out.notes = v.notes;
+  out.report = std::make_shared<const StepReport>(v);
+  report.versus = std::move(out);
 }
 
-void add_versus_refusal(nlohmann::json& report, const std::string& edits, const std::string& reason) {
-  report["versus"] = {{"edits", edits}, {"refused", reason}};
+void add_versus_refusal(StepReport& report, const std::string& edits, const std::string& reason) {
+  VersusFigures out;
+  out.edits = edits;
+  out.refused = reason;
+  report.versus = std::move(out);
 }
 
-std::string versus_text(const nlohmann::json& j) {
-  if (!j.contains("versus")) return "";
-  const auto& vs = j["versus"];
-  std::string o = fmt::format("\nversus {} (the same step with these edits, simulated)\n", vs["edits"].get<std::string>());
-  if (vs.contains("refused")) return o + "  cannot run: " + vs["refused"].get<std::string>() + "\n";
-  o += "  variant: " + vs["layout"].get<std::string>() + "\n";
+nlohmann::json versus_json(const VersusFigures& vs) {
+  if (vs.refused) return {{"edits", vs.edits}, {"refused", *vs.refused}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : vs.rows) {
+    nlohmann::json j = {{"quantity", r.quantity}, {"unit", r.unit}, {"base", r.base}, {"variant", r.variant}};
+    if (r.change_pct) j["change_pct"] = *r.change_pct;
+    rows.push_back(j);
+  }
+  nlohmann::json out = {{"edits", vs.edits}, {"layout", vs.layout}, {"rows", rows}, {"hardware_edited", vs.hardware_edited}};
+  if (vs.report->interval) out["interval_step_time_s"] = vs.report->interval->step_time_s;
+  if (!vs.notes.empty()) out["notes"] = vs.notes;
+  out["report"] = to_json(*vs.report);
+  if (!vs.ordering.is_null()) out["ordering"] = vs.ordering;
+  if (!vs.corpus_pairs.is_null()) out["corpus_pairs"] = vs.corpus_pairs;
+  return out;
+}
+
+std::string versus_text(const VersusFigures& vs, const std::optional<IntervalFigures>& base_interval) {
+  std::string o = fmt::format("\nversus {} (the same step with these edits, simulated)\n", vs.edits);
+  if (vs.refused) return o + "  cannot run: " + *vs.refused + "\n";
+  o += "  variant: " + vs.layout + "\n";
   o += fmt::format("  {:<34}{:>14}{:>14}{:>10}\n", "", "base", "variant", "change");
-  for (const auto& r : vs["rows"]) {
-    const std::string unit = r["unit"].get<std::string>();
-    const std::string label = r["quantity"].get<std::string>() + (unit.empty() ? "" : " (" + unit + ")");
-    const double base = r["base"].get<double>(), var = r["variant"].get<double>();
-    o += fmt::format("  {:<34}{:>14}{:>14}{:>10}\n", label, number(base, unit), number(var, unit), change_text(r));
+  for (const auto& r : vs.rows) {
+    const std::string label = r.quantity + (r.unit.empty() ? "" : " (" + r.unit + ")");
+    o += fmt::format("  {:<34}{:>14}{:>14}{:>10}\n", label, number(r.base, r.unit), number(r.variant, r.unit), change_text(r));
   }
   const double speed = change_of(vs, "throughput"), cost = change_of(vs, "cost");
   o += fmt::format("  verdict: the variant trains {:.1f} % {} tokens per second at {:.1f} % {} cost per token\n", std::abs(speed),
                    speed >= 0 ? "more" : "fewer", std::abs(cost), cost <= 0 ? "lower" : "higher");
-  if (j.contains("interval") && vs.contains("interval_step_time_s"))
-    o += fmt::format("  90% intervals of the step: base {:.4f} - {:.4f} s, variant {:.4f} - {:.4f} s\n",
-                     j["interval"]["step_time_s"][0].get<double>(), j["interval"]["step_time_s"][1].get<double>(),
-                     vs["interval_step_time_s"][0].get<double>(), vs["interval_step_time_s"][1].get<double>());
-  if (vs.contains("ordering")) o += "  how far to trust the order: " + ordering_sentence(vs["ordering"]) + "\n";
-  if (vs.contains("corpus_pairs")) o += "  how far to trust the gain: " + vs["corpus_pairs"]["sentence"].get<std::string>() + "\n";
-  if (vs.contains("notes"))
-    for (const auto& n : vs["notes"]) o += "  variant note: " + n.get<std::string>() + "\n";
+  if (base_interval && vs.report->interval)
+    o += fmt::format("  90% intervals of the step: base {:.4f} - {:.4f} s, variant {:.4f} - {:.4f} s\n", base_interval->step_time_s[0],
+                     base_interval->step_time_s[1], vs.report->interval->step_time_s[0], vs.report->interval->step_time_s[1]);
+  if (vs.ordering_sentence) o += "  how far to trust the order: " + *vs.ordering_sentence + "\n";
+  if (vs.corpus_pairs_sentence) o += "  how far to trust the gain: " + *vs.corpus_pairs_sentence + "\n";
+  for (const std::string& n : vs.notes) o += "  variant note: " + n + "\n";
   return o;
 }
 
-std::string versus_markdown(const nlohmann::json& j) {
-  if (!j.contains("versus")) return "";
-  const auto& vs = j["versus"];
-  std::string o = fmt::format("\n### versus `{}`\n\n", vs["edits"].get<std::string>());
-  if (vs.contains("refused")) return o + "Cannot run: " + vs["refused"].get<std::string>() + "\n";
-  o += "Variant: " + vs["layout"].get<std::string>() + "\n\n| quantity | base | variant | change |\n|---|---|---|---|\n";
-  for (const auto& r : vs["rows"]) {
-    const std::string unit = r["unit"].get<std::string>();
-    o += fmt::format("| {}{} | {} | {} | {} |\n", r["quantity"].get<std::string>(), unit.empty() ? "" : " (" + unit + ")",
-                     number(r["base"].get<double>(), unit), number(r["variant"].get<double>(), unit), change_text(r));
-  }
-  if (vs.contains("ordering")) o += "\nHow far to trust the order: " + ordering_sentence(vs["ordering"]) + ".\n";
-  if (vs.contains("corpus_pairs")) o += "\nHow far to trust the gain: " + vs["corpus_pairs"]["sentence"].get<std::string>() + ".\n";
+std::string versus_markdown(const VersusFigures& vs) {
+  std::string o = fmt::format("\n### versus `{}`\n\n", vs.edits);
+  if (vs.refused) return o + "Cannot run: " + *vs.refused + "\n";
+  o += "Variant: " + vs.layout + "\n\n| quantity | base | variant | change |\n|---|---|---|---|\n";
+  for (const auto& r : vs.rows)
+    o += fmt::format("| {}{} | {} | {} | {} |\n", r.quantity, r.unit.empty() ? "" : " (" + r.unit + ")", number(r.base, r.unit),
+                     number(r.variant, r.unit), change_text(r));
+  if (vs.ordering_sentence) o += "\nHow far to trust the order: " + *vs.ordering_sentence + ".\n";
+  if (vs.corpus_pairs_sentence) o += "\nHow far to trust the gain: " + *vs.corpus_pairs_sentence + ".\n";
   return o;
 }
 

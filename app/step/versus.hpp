@@ -7,18 +7,22 @@
 // A variant that does not fit is an answer too: the section says so, with the memory it needs.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+
+#include "step_report.hpp"
 
 namespace trnsim {
 
-// Adds "versus" to the base `report`: the variant's edits (as the command line gave them), its
-// layout, its interval, and one row per figure (quantity, unit, base, variant, change %).
+// Sets the base `report`'s versus: the variant's edits (as the command line gave them), its layout,
+// its report (and so its interval), and one row per figure (quantity, unit, base, variant, change %).
 // `hardware_edited`: the variant's hw file has edits the base's does not (--vs-hw), recorded as
 // versus.hardware_edited.
-void add_versus(nlohmann::json& report, const nlohmann::json& variant_report, const std::string& edits,
-                bool hardware_edited = false);
-// Adds "versus" for a variant that cannot run: its edits and the reason (one line).
-void add_versus_refusal(nlohmann::json& report, const std::string& edits, const std::string& reason);
+void add_versus(StepReport& report, const StepReport& variant_report, const std::string& edits, bool hardware_edited = false);
+// Sets versus for a variant that cannot run: its edits and the reason (one line).
+void add_versus_refusal(StepReport& report, const std::string& edits, const std::string& reason);
+// The corpus's pair statistic for a comparison (ranking.hpp, versus_ordering) as one sentence.
+std::string versus_ordering_sentence(const nlohmann::json& ordering);
 
 // A pair-order bin's range as text ("10-20 %", "20 % or more"): validation's "pair_order" bins as
 // `run --vs`, `search` and validation.md quote them.
@@ -27,8 +31,9 @@ std::string pair_gap_range(const nlohmann::json& bin);
 // (ranking.hpp, top_order_of), one Markdown line.
 std::string top_order_sentence(const nlohmann::json& top_order);
 
-// The report's "versus" section as text / Markdown ("" when the report has none).
-std::string versus_text(const nlohmann::json& report);
-std::string versus_markdown(const nlohmann::json& report);
+// The section as JSON ("versus"), text (with the base step's interval beside the variant's) and Markdown.
+nlohmann::json versus_json(const VersusFigures& vs);
+std::string versus_text(const VersusFigures& vs, const std::optional<IntervalFigures>& base_interval);
+std::string versus_markdown(const VersusFigures& vs);
 
 }  // namespace trnsim

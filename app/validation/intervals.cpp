@@ -258,10 +258,11 @@ ValidationResults load_validation_results(bool with_intervals) {
   return out;
 }
 
-void add_interval(nlohmann::json& report, const Scenario& s, const IntervalModel& model) {
-  const Interval iv = model.for_scenario(s, report["step"]["step_time_s"].get<double>());
-  report["interval"] = interval_json(iv, report["step"]["step_time_s"].get<double>(),
-                                     report["throughput"]["tokens_per_s"].get<double>());
+void add_interval(StepReport& report, const Scenario& s, const IntervalModel& model) {
+  const double t = report.step.step_time_s, tps = report.throughput.tokens_per_s;
+  const Interval iv = model.for_scenario(s, t);
+  report.interval = IntervalFigures{iv.basis, iv.extrapolated, iv.param_sigma_is_bound, iv.rows, iv.param_sigma,
+                                    {iv.time_lo(t), iv.time_hi(t)}, {iv.throughput_lo(tps), iv.throughput_hi(tps)}};
 }
 
 }  // namespace trnsim

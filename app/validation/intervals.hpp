@@ -31,6 +31,7 @@
 
 #include "hw_spec.hpp"
 #include "scenario.hpp"
+#include "step_report.hpp"
 
 namespace trnsim {
 
@@ -98,11 +99,11 @@ struct ValidationResults {
   nlohmann::json paired;  // validation.json's "paired_ratios" (paired_ratios.hpp); null when absent
 };
 ValidationResults load_validation_results(bool with_intervals = true);
-// Adds "interval" to a `trnsim run` report of scenario `s` from `model`. Its parameter term takes
+// Sets the interval of a `trnsim run` report of scenario `s` from `model`. Its parameter term takes
 // the step's sensitivity to each fitted parameter of the hw file's family (d ln(throughput) /
 // d ln(parameter), the step re-simulated with the parameter 1 % higher) through the in-sample
 // fit's covariance.
-void add_interval(nlohmann::json& report, const Scenario& s, const IntervalModel& model);
+void add_interval(StepReport& report, const Scenario& s, const IntervalModel& model);
 
 // How often the 90% intervals hold on data they were not built from: each performance
 // row's leave-one-dataset-out error is checked against the interval built with its dataset left

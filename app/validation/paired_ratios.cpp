@@ -4,6 +4,7 @@
 #include "intervals.hpp"
 #include "ranking.hpp"
 #include "validation_case.hpp"
+#include "versus.hpp"
 
 #include <fmt/format.h>
 
@@ -291,14 +292,20 @@ std::string row_pairs_text(const nlohmann::json& paired, const std::string& data
   return o;
 }
 
-void add_versus_checks(nlohmann::json& report, const ValidationResults& validation) {
-  if (!report.contains("versus") || !report["versus"].contains("report")) return;  // refused variants have no report
-  if (!validation.ranking.is_null()) report["versus"]["ordering"] = versus_ordering(report, validation.ranking);
+void add_versus_checks(StepReport& report, const ValidationResults& validation) {
+  if (!report.versus || !report.versus->report) return;  // refused variants have no report
+  const nlohmann::json j = to_json(report);  // the analyses read the documented report
+  VersusFigures& vs = *report.versus;
+  if (!validation.ranking.is_null()) {
+    vs.ordering = versus_ordering(j, validation.ranking);
+    vs.ordering_sentence = versus_ordering_sentence(vs.ordering);
+  }
   if (validation.paired.is_null()) return;
-  nlohmann::json check = versus_ratio_check(report, validation.paired);
+  nlohmann::json check = versus_ratio_check(j, validation.paired);
   if (!check.value("applies", false)) return;
   check["sentence"] = ratio_check_sentence(check);
-  report["versus"]["corpus_pairs"] = check;
+  vs.corpus_pairs_sentence = check["sentence"].get<std::string>();
+  vs.corpus_pairs = check;
 }
 
 }  // namespace trnsim

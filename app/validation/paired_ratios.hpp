@@ -14,6 +14,8 @@
 
 #include <string>
 
+#include "step_report.hpp"
+
 namespace trnsim {
 
 // From validation rows (fields dataset, model, release, stated_layout, stated_replica, quantity,
@@ -52,7 +54,7 @@ std::string ratio_check_sentence(const nlohmann::json& check);
 // variant changes only the precision or only the hardware, the corpus's pairs of that change
 // ("corpus_pairs", with its "sentence").
 struct ValidationResults;
-void add_versus_checks(nlohmann::json& report, const ValidationResults& validation);
+void add_versus_checks(StepReport& report, const ValidationResults& validation);
 
 // For `validation --explain DATASET:ROW`: the recorded pairs (`paired`'s "pairs") that hold the row,
 // one line each ("  paired: precision mixed-bf16 -> mxfp8 with row 351 (...): measured 1.61x,

@@ -773,6 +773,14 @@ const WorkloadField& workload_field(const std::string& path) {
   throw std::out_of_range("no workload field " + path);
 }
 
+const WorkloadField& workload_report_field(const std::string& report_key) {
+  for (const auto& f : workload_fields())
+    if (f.report_key == report_key) return f;
+  throw std::out_of_range("no workload field reported as " + report_key);
+}
+
+bool workload_reports(const Workload& w, const std::string& report_key) { return workload_report_field(report_key).report_when(w); }
+
 const WorkloadSection& workload_section(const std::string& name) {
   for (const auto& s : workload_sections())
     if (s.name == name) return s;

@@ -62,6 +62,10 @@ const std::vector<WorkloadField>& workload_fields();
 const std::vector<WorkloadSection>& workload_sections();
 const WorkloadField& workload_field(const std::string& path);  // throws std::out_of_range
 const WorkloadSection& workload_section(const std::string& name);  // throws std::out_of_range
+// The row the report shows under `report_key`, and whether it shows it for `w` (the renderers ask
+// the row, not a JSON copy of the workload).
+const WorkloadField& workload_report_field(const std::string& report_key);  // throws std::out_of_range
+bool workload_reports(const Workload& w, const std::string& report_key);
 
 // The table as JSON (`trnsim fields --format json`), and the JSON Schema parts it implies: the
 // workload schema's properties (or, settable_only, a stack profile's `defaults`), and its

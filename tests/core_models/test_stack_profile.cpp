@@ -563,7 +563,7 @@ TEST_CASE("allocator fragmentation: a declared reserve over each stage's live pe
   Workload shown = fsdp_llama8b();
   shown.allocator_fragmentation = 0.1;
   const Scenario s = make_scenario(shown, true);
-  const auto report = make_report(s, execute_step(s));
-  CHECK(report["memory_per_core_gib"]["allocator_fragmentation"] == 0.1);
+  const StepReport report = build_report(s, execute_step(s));
+  CHECK(to_json(report)["memory_per_core_gib"]["allocator_fragmentation"] == 0.1);
   CHECK_THAT(render(report, "text"), Catch::Contains("allocator reserve") && Catch::Contains("(declared fragmentation 10.0 %"));
 }

@@ -83,11 +83,12 @@ TEST_CASE("compute by part: the report carries it in JSON and prints the parts t
   const Workload w = test::moe_workload("qwen3-30b-a3b", "dgx-b200", 1, 1, 8, 8, 1, 16, 4096);
   const Scenario s = make_scenario(w, true);
   const StepResult r = execute_step(s);
-  const nlohmann::json j = make_report(s, r);
+  const StepReport typed = build_report(s, r);
+  const nlohmann::json j = to_json(typed);
   const auto& parts = j["step"]["compute_by_part_s"];
   REQUIRE(parts.size() == static_cast<size_t>(kParts));
   CHECK(parts["experts_s"].get<double>() == Approx(part(r.stages[0], Part::Experts)));
-  const std::string text = render_text(j), md = render_markdown(j);
+  const std::string text = render_text(typed), md = render_markdown(typed);
   CHECK(text.find("compute by model part") != std::string::npos);
   CHECK(text.find("experts ") != std::string::npos);
   CHECK(text.find("mamba") == std::string::npos);  // a part the model lacks is not printed

@@ -23,7 +23,7 @@ TEST_CASE("the R3 report is complete, machine-readable, and its trace has the ex
   StepOptions opt;
   opt.trace = true;
   auto r = execute_step(s, opt);
-  auto j = make_report(s, r);
+  StepReport j = build_report(s, r);
   auto parsed = nlohmann::json::parse(render(j, "json"));
   for (const char* k : {"workload", "step", "throughput", "memory_per_core_gib", "cost"}) CHECK(parsed.contains(k));
   CHECK(parsed["step"]["step_time_s"].get<double>() > 0);
@@ -43,16 +43,16 @@ TEST_CASE("the R3 report is complete, machine-readable, and its trace has the ex
   // ZeRO-0 here: no note on unsharded gradients. The same report with a ZeRO-3 run reducing once
   // per step says why its gradients are as large as the unsharded model's.
   CHECK_THAT(render(j, "text"), !Catch::Contains("grads are unsharded"));
-  j["workload"]["zero"] = 3;
-  j["workload"]["grad_reduce"] = "per_step";
+  j.workload.workload.zero = 3;
+  j.workload.workload.reduce_every_micro_batch = false;
   CHECK_THAT(render(j, "text"), Catch::Contains("grads are unsharded: ZeRO-3 reducing once per step"));
   // A run whose linear weights live only in FP8 / MXFP8 (fp8_param_gather) says so beside the copies.
   s.workload.precision = Precision::FP8;
   s.workload.zero = 1;
   s.workload.fp8_param_gather = true;
-  j = make_report(s, r);
-  CHECK(j["workload"]["fp8_param_gather"] == true);
-  j["memory_per_core_gib"]["low_precision_weight_copies"] = 1.5;
+  j = build_report(s, r);
+  CHECK(to_json(j)["workload"]["fp8_param_gather"] == true);
+  j.memory.low_precision_weight_copies = 1.5;
   CHECK_THAT(render(j, "text"), Catch::Contains("low-precision weight copies 1.50 GiB (the only copy of the linear weights"));
 }
 
@@ -224,13 +224,13 @@ TEST_CASE("step breakdown: parts within the step on one stream and an overlap no
   for (const char* file : {"workloads/llama3_70b_h100_fp8_64gpu.json", "workloads/qwen3_30b_a3b_gb200_ep8.json"}) {
     const Scenario s = load_scenario(file);
     REQUIRE_FALSE(s.hw.concurrent_engines);
-    const auto rep = make_report(s, execute_step(s, StepOptions{}));
+    const StepReport typed = build_report(s, execute_step(s, StepOptions{}));
     INFO(file);
-    CHECK(parts_over_step(rep) <= 1.0 + 1e-9);
-    CHECK(render_text(rep).find("these add up to") == std::string::npos);
+    CHECK(parts_over_step(to_json(typed)) <= 1.0 + 1e-9);
+    CHECK(render_text(typed).find("these add up to") == std::string::npos);
   }
   const Scenario t = load_scenario(kR3);
-  const auto rep = make_report(t, execute_step(t, StepOptions{}));
-  const bool over = parts_over_step(rep) > 1.001;
-  CHECK((render_text(rep).find("these add up to") != std::string::npos) == over);
+  const StepReport typed = build_report(t, execute_step(t, StepOptions{}));
+  const bool over = parts_over_step(to_json(typed)) > 1.001;
+  CHECK((render_text(typed).find("these add up to") != std::string::npos) == over);
 }

@@ -43,8 +43,9 @@ TEST_CASE("scaling efficiency: the baseline's own step, and no gain from more re
   w.checkpointing = Checkpointing::Full;
   const Scenario s = make_scenario(w);
   const StepResult r = execute_step(s, StepOptions{});
-  nlohmann::json report = make_report(s, r);
-  add_scaling(report, s);
+  StepReport typed = build_report(s, r);
+  add_scaling(typed, s);
+  const nlohmann::json report = to_json(typed);
   REQUIRE(report["scaling"].contains("efficiency"));
   const double eff = report["scaling"]["efficiency"].get<double>();
   CHECK(eff <= 1.0 + 1e-12);

@@ -17,12 +17,14 @@ namespace {
 struct Sensed {
   nlohmann::json report;
   StepResult run;
+  StepReport typed;
 };
 
 Sensed sensed(const Scenario& s, double factor) {
-  Sensed out{{}, execute_step(s)};
-  out.report = make_report(s, out.run);
-  add_sensitivity(out.report, s, out.run, factor);
+  Sensed out{{}, execute_step(s), {}};
+  out.typed = build_report(s, out.run);
+  add_sensitivity(out.typed, s, out.run, factor);
+  out.report = to_json(out.typed);
   return out;
 }
 
@@ -109,7 +111,7 @@ TEST_CASE("sensitivity: the tensor engines' gain is at most their ops' time x (1
 
 TEST_CASE("sensitivity: rendered in text and Markdown with the resource's figure now", "[step][sensitivity]") {
   const Sensed x = sensed(make_scenario(one_node_compiled(), true), 1.1);
-  const std::string text = render(x.report, "text"), md = render(x.report, "md");
+  const std::string text = render(x.typed, "text"), md = render(x.typed, "md");
   CHECK(text.find("sensitivity: the step with one hardware resource 10 % better") != std::string::npos);
   CHECK(text.find("GB/s HBM per chip") != std::string::npos);
   CHECK(md.find("| elasticity of the step to tensor (10 % better: step s) |") != std::string::npos);

@@ -27,10 +27,11 @@ Workload piped(std::vector<int64_t> split, const std::string& model = "llama2-7b
   return w;
 }
 
-nlohmann::json report(const Workload& w) {
+StepReport typed_report(const Workload& w) {
   const Scenario s = make_scenario(w, true);
-  return make_report(s, execute_step(s));
+  return build_report(s, execute_step(s));
 }
+nlohmann::json report(const Workload& w) { return to_json(typed_report(w)); }
 }  // namespace
 
 TEST_CASE("stages: every pipeline rank with its layers and its busy and waiting time", "[step][stages]") {
@@ -91,11 +92,11 @@ TEST_CASE("stages: none without a pipeline and the text lists them", "[step][sta
   one.pp = 1;
   one.dp = 8;
   CHECK_FALSE(report(one)["step"].contains("stages"));
-  const std::string text = render_text(report(piped({5, 9, 9, 9})));
+  const std::string text = render_text(typed_report(piped({5, 9, 9, 9})));
   CHECK(text.find("pipeline stages: busiest") != std::string::npos);
   CHECK(text.find("E 5") != std::string::npos);
   CHECK(text.find("9 L") != std::string::npos);
-  CHECK(render_markdown(report(piped({}))).find("busiest pipeline stage") != std::string::npos);
+  CHECK(render_markdown(typed_report(piped({}))).find("busiest pipeline stage") != std::string::npos);
 }
 
 TEST_CASE("split advice: layers move off the stage with the LM head and the step gets faster", "[step][stages]") {
@@ -112,8 +113,9 @@ TEST_CASE("split advice: layers move off the stage with the LM head and the step
     CHECK(split.back() < 8);  // the head's stage gives layers away
     CHECK(split.back() >= 5);
   }
-  nlohmann::json j = make_report(s, r);
-  add_split_advice(j, s, r);
+  StepReport typed = build_report(s, r);
+  add_split_advice(typed, s, r);
+  const nlohmann::json j = to_json(typed);
   REQUIRE(j.contains("pipeline_split_advice"));
   const auto& a = j["pipeline_split_advice"];
   CHECK(a["change_pct"].get<double>() < -0.5);
@@ -124,7 +126,7 @@ TEST_CASE("split advice: layers move off the stage with the LM head and the step
   e.layers_per_stage = a["layers_per_stage"].get<std::vector<int64_t>>();
   CHECK(test::run(e).step_time_s == Approx(a["step_time_s"].get<double>()).epsilon(1e-12));
   CHECK(a["set"].get<std::string>().find("parallel.layers_per_stage=[") != std::string::npos);
-  CHECK(render_text(j).find("a split that evens the stages out") != std::string::npos);
+  CHECK(render_text(typed).find("a split that evens the stages out") != std::string::npos);
 }
 
 TEST_CASE("split advice: none for two stages or virtual stages", "[step][stages]") {
@@ -135,8 +137,8 @@ TEST_CASE("split advice: none for two stages or virtual stages", "[step][stages]
     const Scenario s = make_scenario(w, true);
     const StepResult r = execute_step(s);
     CHECK(balanced_splits(s, r).empty());
-    nlohmann::json j = make_report(s, r);
-    add_split_advice(j, s, r);
-    CHECK_FALSE(j.contains("pipeline_split_advice"));
+    StepReport typed = build_report(s, r);
+    add_split_advice(typed, s, r);
+    CHECK_FALSE(to_json(typed).contains("pipeline_split_advice"));
   }
 }
