@@ -272,17 +272,7 @@ nlohmann::json to_json(const StepReport& rep) {
                     {"op_lookups", rep.simulator.op_lookups},
                     {"micro_batches_simulated", rep.simulator.micro_batches_simulated},
                     {"micro_batches_per_step", rep.simulator.micro_batches_per_step}};
-  if (rep.interval) {
-    const IntervalFigures& iv = *rep.interval;
-    j["interval"] = {{"confidence", 0.9},
-                     {"basis", iv.basis},
-                     {"extrapolated", iv.extrapolated},
-                     {"residual_rows", iv.residual_rows},
-                     {"parameter_sigma_log", iv.parameter_sigma_log},
-                     {"parameter_sigma_is_upper_bound", iv.parameter_sigma_is_upper_bound},
-                     {"step_time_s", iv.step_time_s},
-                     {"tokens_per_s", iv.tokens_per_s}};
-  }
+  if (rep.interval) j["interval"] = to_json(*rep.interval);
   if (rep.scaling) {
     const ScalingFigures& sc = *rep.scaling;
     if (!sc.efficiency) {
@@ -311,6 +301,17 @@ nlohmann::json to_json(const StepReport& rep) {
   if (rep.sensitivity) j["sensitivity"] = sensitivity_json(*rep.sensitivity);
   if (rep.versus) j["versus"] = versus_json(*rep.versus);
   return j;
+}
+
+nlohmann::json to_json(const IntervalFigures& iv) {
+  return {{"confidence", 0.9},
+          {"basis", iv.basis},
+          {"extrapolated", iv.extrapolated},
+          {"residual_rows", iv.residual_rows},
+          {"parameter_sigma_log", iv.parameter_sigma_log},
+          {"parameter_sigma_is_upper_bound", iv.parameter_sigma_is_upper_bound},
+          {"step_time_s", iv.step_time_s},
+          {"tokens_per_s", iv.tokens_per_s}};
 }
 
 nlohmann::json make_report(const Scenario& s, const StepResult& r) { return to_json(build_report(s, r)); }

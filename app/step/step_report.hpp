@@ -171,7 +171,9 @@ struct StepReport {
   const PlanCost& selected_cost() const { return cost[selected_plan == PricePlan::OnDemand ? 0 : 1]; }
 };
 
-// The report as JSON (the `--format json` document; every key carries its unit).
+// The report as JSON (the `--format json` document; every key carries its unit), and its "interval"
+// object alone (as `trnsim search` rows carry it too).
 nlohmann::json to_json(const StepReport& r);
+nlohmann::json to_json(const IntervalFigures& iv);
 
 }  // namespace trnsim

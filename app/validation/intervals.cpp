@@ -236,16 +236,12 @@ std::string validation_results_file() {
   return std::filesystem::exists(file) ? file : std::string();
 }
 
-nlohmann::json interval_json(const Interval& iv, double t, double tps) {
-  return {{"confidence", 0.9},
-          {"basis", iv.basis},
-          {"extrapolated", iv.extrapolated},
-          {"residual_rows", iv.rows},
-          {"parameter_sigma_log", iv.param_sigma},
-          {"parameter_sigma_is_upper_bound", iv.param_sigma_is_bound},
-          {"step_time_s", {iv.time_lo(t), iv.time_hi(t)}},
-          {"tokens_per_s", {iv.throughput_lo(tps), iv.throughput_hi(tps)}}};
+IntervalFigures interval_figures(const Interval& iv, double t, double tps) {
+  return {iv.basis, iv.extrapolated, iv.param_sigma_is_bound, iv.rows, iv.param_sigma, {iv.time_lo(t), iv.time_hi(t)},
+          {iv.throughput_lo(tps), iv.throughput_hi(tps)}};
 }
+
+nlohmann::json interval_json(const Interval& iv, double t, double tps) { return to_json(interval_figures(iv, t, tps)); }
 
 ValidationResults load_validation_results(bool with_intervals) {
   ValidationResults out;
@@ -261,8 +257,7 @@ ValidationResults load_validation_results(bool with_intervals) {
 void add_interval(StepReport& report, const Scenario& s, const IntervalModel& model) {
   const double t = report.step.step_time_s, tps = report.throughput.tokens_per_s;
   const Interval iv = model.for_scenario(s, t);
-  report.interval = IntervalFigures{iv.basis, iv.extrapolated, iv.param_sigma_is_bound, iv.rows, iv.param_sigma,
-                                    {iv.time_lo(t), iv.time_hi(t)}, {iv.throughput_lo(tps), iv.throughput_hi(tps)}};
+  report.interval = interval_figures(iv, t, tps);
 }
 
 }  // namespace trnsim

@@ -89,6 +89,7 @@ class IntervalModel {
 std::string validation_results_file();
 // The "interval" object of one prediction (90%: step time and tokens/s, basis, residual rows), as
 // `trnsim run` reports and `trnsim search` rows carry it.
+IntervalFigures interval_figures(const Interval& iv, double step_time_s, double tokens_per_s);
 nlohmann::json interval_json(const Interval& iv, double step_time_s, double tokens_per_s);
 // results/validation.json read once for a command: its interval model (unless `with_intervals` is
 // false: a sweep quotes only the ranking) and its "ranking" section (ranking.hpp's pair
