@@ -36,8 +36,11 @@ int cmd_calibrate(const ArgList& argv) {
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   ValidationOptions opt;
   opt.csv_dir = a.get("data");  // empty: corpus_dir()
-  auto c = run_calibration(opt, a.has("apply"));
   const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
+  // Checked before the fit: --apply rewrites hw files, which must not happen for a fit whose
+  // report then cannot be written.
+  for (const char* name : {"/calibration.json", "/calibration.md"}) check_writable(out + name);
+  auto c = run_calibration(opt, a.has("apply"));
   write_pair(out + "/calibration.json", c.dump(2) + "\n", out + "/calibration.md", calibration_markdown(c));
   return 0;
 }
@@ -54,6 +57,7 @@ int cmd_reproduce(const ArgList& argv) {
   if (!a.positional().empty()) throw UsageError("trnsim reproduce: takes no positional arguments; see --help");
   if (a.has("data-dir")) set_data_dir(a.get("data-dir"));
   const std::string out = a.get("out").empty() ? data_dir() + "/results" : a.get("out");
+  for (const char* name : {"/reproduction.json", "/reproduction.md"}) check_writable(out + name);  // before the work
   auto r = run_reproduction(a.get("published").empty() ? data_dir() + "/results/published.json" : a.get("published"));
   write_pair(out + "/reproduction.json", r.dump(2) + "\n", out + "/reproduction.md", reproduction_markdown(r));
   std::cout << fmt::format("mean absolute error over prediction rows: {:.1f}%\n",

@@ -87,6 +87,12 @@ expect 1 "kempnerforge / tokens_per_s_per_gpu .*MISSING" \
   "$t" validation --data "$tmp/part" --no-leave-out --quiet --out "$tmp/partout" --check results/validation/thresholds.json
 expect 1 "torchtitan.csv: cannot open the CSV file" "$t" validation --data "$tmp/part" --dataset torchtitan --no-leave-out --quiet --out "$tmp/partout"
 expect 1 "trnsim calibrate: $tmp/part/.* is not there .*the fit needs every dataset" "$t" calibrate --data "$tmp/part" --out "$tmp/partout"
+# An output that cannot be written is refused before the fit: `calibrate --apply` must not rewrite the hw
+# files for a fit whose report it then cannot write (it did: the fit applied, then the write failed).
+hw_before=$(cat hw/*.json | md5sum)
+expect 1 "calibration.json" "$t" calibrate --apply --out "$tmp/no/such/dir"
+[ "$(cat hw/*.json | md5sum)" = "$hw_before" ] || { echo "FAIL: calibrate --apply changed hw files with an unwritable --out"; fail=1; }
+expect 1 "reproduction.json" "$t" reproduce --out "$tmp/no/such/dir"
 # Memory over the usable HBM: by less than trnsim's memory error on published runs (results/validation.json's
 # peak-memory rows, +2.6 % at the 95th percentile) the step is predicted with a warning (stderr and the report's
 # notes); by more, refused with exit 1. The R3 layout's own peak sets the capacity 1 % and 10 % short of it.
