@@ -147,6 +147,7 @@ std::string collective_text(const nlohmann::json& doc) {
 int cmd_collective(const ArgList& argv) {
   Args a = collective_args();
   if (!a.parse(argv)) return 0;
+  if (a.has("output")) check_writable(a.get("output"));  // before the work
   const nlohmann::json doc = collective_json(a);
   const std::string out = a.get("format") == "json" ? doc.dump(2) + "\n" : collective_text(doc);
   if (a.has("output")) write_file_atomically(a.get("output"), out);

@@ -139,8 +139,10 @@ nlohmann::json search_checked(const SearchOptions& options) {
 int cmd_search(const ArgList& argv) {
   Args a = search_args();
   if (!a.parse(argv)) return 0;
-  const nlohmann::json doc = search_checked(search_options(a));
+  const SearchOptions options = search_options(a);
   const std::string prefix = a.get("out");
+  for (const char* ext : {".json", ".md"}) check_writable(prefix + ext);  // before the search, which may take long
+  const nlohmann::json doc = search_checked(options);
   OutputSet outputs;
   outputs.add(prefix + ".json", doc.dump(2) + "\n");
   outputs.add(prefix + ".md", search_markdown(doc));

@@ -31,6 +31,11 @@
 namespace trnsim {
 namespace {
 
+// PREFIX.{json,csv,md} refused before the work when they cannot be written (a sweep may run for hours).
+void check_outputs(const std::string& prefix) {
+  for (const char* ext : {".json", ".csv", ".md"}) check_writable(prefix + ext);
+}
+
 void write_outputs(const nlohmann::json& swept, const std::string& prefix) {
   nlohmann::json doc = swept;
   add_top_order(doc, "rows", load_validation_results(/*with_intervals=*/false).ranking);  // how far to trust the order of the best two (ranking.hpp)
@@ -151,7 +156,9 @@ SweepOptions sweep_options(const Args& a) {
 int cmd_sweep(const ArgList& argv) {
   Args a = sweep_args();
   if (!a.parse(argv)) return 0;
-  auto doc = run_sweep(sweep_options(a));
+  const SweepOptions options = sweep_options(a);
+  check_outputs(a.get("out"));
+  auto doc = run_sweep(options);
   write_outputs(doc, a.get("out"));
   print_summary(doc);
   return failures_exit(doc, a.has("allow-failures"));
@@ -203,6 +210,7 @@ int cmd_merge(const ArgList& argv) {
   std::vector<nlohmann::json> parts;
   for (const auto& f : a.positional()) parts.push_back(load_json_file(f));
   check_shards(a.positional(), parts);
+  check_outputs(a.get("out"));
   auto doc = merge_sweeps(parts);
   write_outputs(doc, a.get("out"));
   print_summary(doc);

@@ -93,6 +93,16 @@ hw_before=$(cat hw/*.json | md5sum)
 expect 1 "calibration.json" "$t" calibrate --apply --out "$tmp/no/such/dir"
 [ "$(cat hw/*.json | md5sum)" = "$hw_before" ] || { echo "FAIL: calibrate --apply changed hw files with an unwritable --out"; fail=1; }
 expect 1 "reproduction.json" "$t" reproduce --out "$tmp/no/such/dir"
+# search and sweep refuse an unwritable output prefix before any work, where they used to search or
+# sweep first and lose the result: the one line is the error (no search progress lines), and no
+# configuration ran (the sweep's --op-cache file is never written).
+for cmd in "search --model llama2-7b --hw trn1.32xlarge --nodes 1 --seq 2048 --global-batch 64" \
+           "sweep --model bert-large --hw dl1.24xlarge --nodes 1 --seq 128 --global-batch 256 --micro-batches 32 --op-cache $tmp/sweep-ops"; do
+  out=$($t $cmd --out "$tmp/no/such/dir/x" 2>&1); rc=$?
+  [ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q "x.json: cannot write file" ||
+    { echo "FAIL: ${cmd%% *} with an unwritable --out: rc $rc: $out"; fail=1; }
+done
+[ ! -e "$tmp/sweep-ops" ] || { echo "FAIL: sweep with an unwritable --out ran its configurations first"; fail=1; }
 # Memory over the usable HBM: by less than trnsim's memory error on published runs (results/validation.json's
 # peak-memory rows, +2.6 % at the 95th percentile) the step is predicted with a warning (stderr and the report's
 # notes); by more, refused with exit 1. The R3 layout's own peak sets the capacity 1 % and 10 % short of it.
