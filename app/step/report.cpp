@@ -75,6 +75,13 @@ double StepFigures::part(const std::string& key) const {
   return 0;
 }
 
+std::string shown_degrees(const Workload& w) {
+  std::string out;
+  for (const auto& [key, name, value] : {std::tuple<const char*, const char*, int64_t>{"cp", "CP", w.cp}, {"ep", "EP", w.ep}, {"etp", "ETP", w.etp}})
+    if (workload_reports(w, key)) out += fmt::format(" {} {}", name, value);
+  return out;
+}
+
 double price_per_node_hour(const HwSpec& hw, PricePlan plan) {
   return plan == PricePlan::OnDemand ? hw.price.on_demand_per_hour : hw.price.reserved_per_hour;
 }
@@ -203,14 +210,12 @@ nlohmann::json to_json(const StepReport& rep) {
   const StepFigures& st = rep.step;
   nlohmann::json breakdown = nlohmann::json::object();
   for (const BreakdownPart& p : st.breakdown) breakdown[p.key] = p.s;
-  nlohmann::json busy = nlohmann::json::object();
-  for (const auto& [name, s] : st.engine_busy) busy[name] = s;
   j["step"] = {{"step_time_s", st.step_time_s},
                {"critical_stage", st.critical_stage},
                {"breakdown_s", breakdown},
                {"compute_by_engine_s", seconds_object(st.by_engine, "_s")},
                {"compute_by_part_s", seconds_object(st.by_part, "_s")},
-               {"engine_busy_s", busy},
+               {"engine_busy_s", seconds_object(st.engine_busy, "")},
                {"dp_comm_total_s", st.dp_comm_total_s},
                {"compute_slowed_by_collectives_s", st.compute_slowed_by_collectives_s}};
   if (!st.stages.empty()) {
@@ -380,9 +385,7 @@ std::string render_text(const StepReport& rep) {
   std::string o;
   o += fmt::format("trnsim report: {} ({} on {} x {}, {} cores{})\n", w.name, w.model, w.nodes, w.hw, e.devices,
                    e.lnc ? fmt::format(" of LNC {}", *e.lnc) : std::string());
-  std::string expert;  // the MoE and CP degrees where used
-  for (const auto& [key, name, value] : {std::tuple<const char*, const char*, int64_t>{"cp", "CP", w.cp}, {"ep", "EP", w.ep}, {"etp", "ETP", w.etp}})
-    if (workload_reports(w, key)) expert += fmt::format(" {} {}", name, value);
+  std::string expert = shown_degrees(w);  // the MoE and CP degrees where used
   if (workload_reports(w, "moe_dispatcher"))
     expert += fmt::format(" ({} dispatcher{})", workload_report_field("moe_dispatcher").get(w).get<std::string>(),
                           workload_reports(w, "ep_overlap") && w.ep_overlap ? ", all-to-alls hidden in 1F1B's steady state" : "");

@@ -18,6 +18,8 @@ StepReport build_report(const Scenario& s, const StepResult& r);
 // build_report as JSON: for the commands that read a run's figures as data (search rows, sweep
 // workers, validation), the documented `--format json` document.
 nlohmann::json make_report(const Scenario& s, const StepResult& r);
+// " CP 2 EP 8 ETP 2": the context and expert degrees the report shows for `w` (the field table's rule).
+std::string shown_degrees(const Workload& w);
 // The step breakdown's keys (step.breakdown_s) with their labels, in report order.
 const std::vector<std::pair<const char*, const char*>>& breakdown_labels();
 std::string render_text(const StepReport& report);

@@ -4,11 +4,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <tuple>
 #include <vector>
 
 #include "report.hpp"
-#include "workload_fields.hpp"
 
 namespace trnsim {
 
@@ -17,9 +15,7 @@ namespace {
 // "TP 4 PP 1 DP 1024 EP 8 | mb 1 x 2 = 1024 x 4096 tokens | fp8, selective | 128 x trn1.32xlarge"
 std::string layout_line(const WorkloadEcho& e) {
   const Workload& w = e.workload;
-  std::string extra;
-  for (const auto& [key, name, value] : {std::tuple<const char*, const char*, int64_t>{"cp", "CP", w.cp}, {"ep", "EP", w.ep}, {"etp", "ETP", w.etp}})
-    if (workload_reports(w, key)) extra += fmt::format(" {} {}", name, value);
+  std::string extra = shown_degrees(w);
   if (w.virtual_stages > 1) extra += fmt::format(" VP {}", w.virtual_stages);
   return fmt::format("TP {} PP {} DP {}{} SP {} ZeRO-{} | micro-batch {} x {} = global {} x {} tokens | {}, {} checkpointing | "
                      "{} x {} ({} cores)",
