@@ -16,8 +16,12 @@
 //   Llama-3.1 (NxD, SDK 2.20+): mixed precision with FP32 optimizer, ZeRO-1, SP, selective
 //     recompute, NKI flash attention (default on from SDK 2.19), sequence 8192 (stated).
 //   GPT-3 and BERT: unfused attention (NNM's flash option defaults off; HF BERT is stock).
+//   DP gradients: reduced once per step, after the backward and not beside it, on every stack
+//     here: NNM and Megatron-LM's local DDP after the micro-batch loop (§4 c, §1 c), HF BERT after
+//     the loop's mark_step (§7 c), NxD where the compiler puts ZeRO's reduce-scatter, at the end
+//     of the backward (§5 c).
 //   BERT-Large phase 2 (HF): pure DP, no recompute, separate Q / K / V projections (stock HF
-//     BertSelfAttention), gradients reduced once per step;
+//     BertSelfAttention);
 //     sequence 512 (the phase-2 recipe; the printed "128" contradicts micro-batch 2 vs
 //     phase 1's 16 at 128 and is taken as a table error).
 #include <fmt/format.h>
@@ -137,6 +141,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
       } else if (contains(name, "BERT")) {
         w.checkpointing = Checkpointing::None;
         w.fused_qkv = false;  // HF BertSelfAttention: separate query / key / value Linear layers
+        w.overlap_dp = false;  // xm.reduce_gradients after the loop's mark_step (frameworks.md 7 c)
       } else if (contains(name, "Llama")) {
         w = with_stack(w, stack_profile("nxd"));  // NKI flash from SDK 2.19 (rows: 2.20+), ZeRO-1, SP, selective
       } else if (contains(t.at(r, "library"), "NeMo")) {
@@ -145,6 +150,7 @@ std::vector<ValidationCase> neuron_trn1(const std::string& file) {
       } else {
         w.checkpointing = contains(name, "175B") ? Checkpointing::Selective : Checkpointing::Full;
         w.sequence_parallel = contains(t.at(r, "library"), "NeMo");
+        w.overlap_dp = false;  // Megatron-LM's local DDP: one all-reduce after the schedule (frameworks.md 1 c)
       }
       if (inst.xla && inst.hw != "trn1.32xlarge") w.execution = "lazy";  // torch-xla on Trainium2 (the file's default is TorchNeuron's)
       c.has_workload = true;
