@@ -48,7 +48,7 @@ class Executor {
  public:
   Executor(const Scenario& s, const StepOptions& opt, int64_t micro_batches)
       : s_(s), opt_(opt), p_(Platform::instance()), m_(micro_batches),
-        algo_(make_collective(s.hw.collectives.inter_algorithm, s.hw.collectives.intra_algorithm)) {
+        algo_(make_collective(s.hw.collectives.algorithm(), s.hw.collectives.intra_algorithm)) {
     const auto& w = s.workload;
     // Gradients reduce over DP x CP; expert gradients over the expert-data-parallel ranks.
     auto group = [&](Group g, int64_t size) { return layout_group(s.hw, group_stride(g, w), static_cast<int>(size)); };

@@ -10,23 +10,68 @@ namespace trnsim {
 std::unique_ptr<CollectiveAlgorithm> make_ring(bool direct_intra);
 std::unique_ptr<CollectiveAlgorithm> make_hierarchical(bool direct_intra);
 std::unique_ptr<CollectiveAlgorithm> make_pipelined(bool direct_intra);
+std::unique_ptr<CollectiveAlgorithm> make_tuned(std::vector<std::unique_ptr<CollectiveAlgorithm>> candidates);
 
-std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name, const std::string& intra_name) {
-  const bool direct = intra_name == "direct";
+namespace {
+// The steps of an algorithm, added up as they would go on idle links: no booking, no waiting.
+class IdleClock : public StepSink {
+ public:
+  explicit IdleClock(const StepSink& fabric) : fabric_(fabric) {}
+  void send(const PathCost& path, Bytes chunk, int steps) override {
+    seconds += steps * fabric_.idle_step_seconds(path, chunk);
+  }
+  void send_pipelined(const std::vector<Transfer>& transfers) override {
+    double longest = 0, latencies = 0;
+    for (const Transfer& t : transfers) {
+      if (t.steps <= 0) continue;
+      const double latency = fabric_.idle_step_seconds(*t.path, Bytes(0));
+      longest = std::max(longest, t.steps * (fabric_.idle_step_seconds(*t.path, t.chunk) - latency));
+      latencies += t.steps * latency;
+    }
+    seconds += longest + latencies;
+  }
+  double idle_step_seconds(const PathCost& path, Bytes chunk) const override { return fabric_.idle_step_seconds(path, chunk); }
+  double seconds = 0;
+
+ private:
+  const StepSink& fabric_;
+};
+
+std::unique_ptr<CollectiveAlgorithm> make_one(const std::string& name, bool direct) {
   if (name == "ring") return make_ring(direct);
   if (name == "hierarchical") return make_hierarchical(direct);
   if (name == "pipelined") return make_pipelined(direct);
   throw std::invalid_argument("unknown collective algorithm: " + name);
 }
+}  // namespace
+
+double CollectiveAlgorithm::idle_seconds(const StepSink& f, const CollectiveCall& c) const {
+  IdleClock clock(f);
+  steps(clock, c);
+  return clock.seconds;
+}
+
+std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name, const std::string& intra_name) {
+  const bool direct = intra_name == "direct";
+  if (name.find('+') == std::string::npos) return make_one(name, direct);
+  std::vector<std::unique_ptr<CollectiveAlgorithm>> candidates;
+  for (size_t start = 0;;) {
+    const size_t plus = name.find('+', start);
+    candidates.push_back(make_one(name.substr(start, plus - start), direct));
+    if (plus == std::string::npos) break;
+    start = plus + 1;
+  }
+  return make_tuned(std::move(candidates));
+}
 
 namespace phase {
 
-void ring_steps(Fabric& f, const PathCost& path, Bytes chunk, int steps) {
+void ring_steps(StepSink& f, const PathCost& path, Bytes chunk, int steps) {
   const int bookings = std::min(steps, kMaxBookings);
   for (int b = 0; b < bookings; ++b) f.send(path, chunk, steps / bookings + (b < steps % bookings ? 1 : 0));
 }
 
-void intra(Fabric& f, const GroupLayout& g, Bytes size, bool direct) {
+void intra(StepSink& f, const GroupLayout& g, Bytes size, bool direct) {
   if (g.local <= 1) return;
   const Bytes chunk = size / g.local;
   if (direct) {
@@ -36,13 +81,13 @@ void intra(Fabric& f, const GroupLayout& g, Bytes size, bool direct) {
   ring_steps(f, g.intra_ring, chunk, g.local - 1);
 }
 
-void inter(Fabric& f, const GroupLayout& g, Bytes size) {
+void inter(StepSink& f, const GroupLayout& g, Bytes size) {
   if (g.nodes <= 1) return;
   if (g.domain_nodes > 1) ring_steps(f, g.domain_ring, size / g.domain_nodes, g.domain_nodes - 1);
   if (g.domains > 1) ring_steps(f, g.inter_ring, size / g.nodes, g.domains - 1);
 }
 
-void all_to_all(Fabric& f, const GroupLayout& g, Bytes size, const ExpertRouting& routing) {
+void all_to_all(StepSink& f, const GroupLayout& g, Bytes size, const ExpertRouting& routing) {
   if (g.size <= 1) return;
   const double n = g.size, local = g.local;
   struct Part {

@@ -3,6 +3,9 @@
 //   ring          flat ring over all ranks (2(n-1) steps of S/n for all-reduce)
 //   direct        all-to-all exchange inside a node (one step of S/n per phase)
 //   hierarchical  intra-node reduce-scatter, inter-node ring, intra-node all-gather
+//   pipelined     the same transfers as hierarchical, its chunks through both levels at once
+//   a+b           the tuner: per call, whichever of the named algorithms is faster on idle links
+//                 (NCCL picks its algorithm per call from its own cost model; NCCL_ALGO docs, recalled)
 // run() blocks the calling SC_THREAD for the duration of the collective: the fabric's fixed
 // per-call cost, then the algorithm's steps.
 #pragma once
@@ -30,9 +33,13 @@ class CollectiveAlgorithm {
     f.begin_call();
     steps(f, c);
   }
+  // Seconds the steps take on idle links (the fixed per-call cost left out: every algorithm pays it).
+  double idle_seconds(const StepSink& f, const CollectiveCall& c) const;
+  // The steps alone, without the per-call cost (an algorithm that delegates to another).
+  void steps_on(StepSink& f, const CollectiveCall& c) const { steps(f, c); }
 
  protected:
-  virtual void steps(Fabric& f, const CollectiveCall& c) const = 0;
+  virtual void steps(StepSink& f, const CollectiveCall& c) const = 0;
 };
 
 std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name, const std::string& intra_name);
@@ -43,12 +50,12 @@ namespace phase {
 // transactions, so simulation cost does not grow with the group size while concurrent
 // traffic on the same link still interleaves with it.
 constexpr int kMaxBookings = 4;
-void ring_steps(Fabric& f, const PathCost& path, Bytes chunk, int steps);
+void ring_steps(StepSink& f, const PathCost& path, Bytes chunk, int steps);
 // Reduce-scatter or all-gather of `size` among the `layout.local` ranks of one node.
-void intra(Fabric& f, const GroupLayout& g, Bytes size, bool direct);
+void intra(StepSink& f, const GroupLayout& g, Bytes size, bool direct);
 // Reduce-scatter or all-gather of `size` among `g.nodes` nodes (one rank per node per ring): a
 // ring inside each scale-up domain, then one among the domains over the NICs.
-void inter(Fabric& f, const GroupLayout& g, Bytes size);
+void inter(StepSink& f, const GroupLayout& g, Bytes size);
 // All-to-all of `size` bytes per rank (1/n to each member): the part to ranks of the same node
 // crosses the intra-node links (all pairs at once), the part to other nodes of the same scale-up
 // domain the domain fabric, the rest the NICs, every core of a node sending at once. The parts
@@ -56,7 +63,7 @@ void inter(Fabric& f, const GroupLayout& g, Bytes size);
 // A dispatcher that sends a token once per destination domain (routing.once_per_domain) puts only
 // the token's distinct remote domains on the NICs (remote_domains_per_token x size / top_k) and
 // fans the copies out over the intra-node links at the destination.
-void all_to_all(Fabric& f, const GroupLayout& g, Bytes size, const ExpertRouting& routing);
+void all_to_all(StepSink& f, const GroupLayout& g, Bytes size, const ExpertRouting& routing);
 }  // namespace phase
 
 }  // namespace trnsim

@@ -15,13 +15,14 @@
 
 namespace trnsim {
 
-class Fabric : public sc_core::sc_module {
+// What a collective algorithm's steps go to: the simulated fabric (below), or an idle clock that
+// adds up what the same steps take on idle links (collective.hpp; a tuner's estimate).
+class StepSink {
  public:
-  explicit Fabric(sc_core::sc_module_name name);
-  void configure(const HwSpec& hw);
+  virtual ~StepSink() = default;
   // `steps` consecutive algorithm steps booked as one transaction (same bytes, latencies
   // and overheads as `steps` separate sends on an uncontended link).
-  void send(const PathCost& path, Bytes chunk, int steps = 1);
+  virtual void send(const PathCost& path, Bytes chunk, int steps = 1) = 0;
   // Transfers that flow through their links at once, as a pipelined collective's chunks pass the
   // intra-node and the inter-node hops together: each is booked on its own link (contending with
   // other traffic there), and the call waits for the last of them plus every transfer's step
@@ -31,11 +32,20 @@ class Fabric : public sc_core::sc_module {
     Bytes chunk;
     int steps;
   };
-  void send_pipelined(const std::vector<Transfer>& transfers);
+  virtual void send_pipelined(const std::vector<Transfer>& transfers) = 0;
+  // Time one step would take on an idle fabric (used to pick a flat ring's bottleneck).
+  virtual double idle_step_seconds(const PathCost& path, Bytes chunk) const = 0;
+};
+
+class Fabric : public sc_core::sc_module, public StepSink {
+ public:
+  explicit Fabric(sc_core::sc_module_name name);
+  void configure(const HwSpec& hw);
+  void send(const PathCost& path, Bytes chunk, int steps = 1) override;
+  void send_pipelined(const std::vector<Transfer>& transfers) override;
   // The fixed cost of one collective call (hw collectives.call_overhead_us), before its first step.
   void begin_call();
-  // Time one step would take on an idle fabric (used to pick a flat ring's bottleneck).
-  double idle_step_seconds(const PathCost& path, Bytes chunk) const;
+  double idle_step_seconds(const PathCost& path, Bytes chunk) const override;
   Link& link(LinkClass c) { return *links_[static_cast<size_t>(c)]; }
   void reset_stats();
 

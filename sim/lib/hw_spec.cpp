@@ -193,7 +193,8 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
   {
     auto c = r.child("collectives");
     h.collectives.intra_algorithm = c.choice("intra_algorithm", {"ring", "bidirectional-ring", "direct"});
-    h.collectives.inter_algorithm = c.choice("inter_algorithm", {"hierarchical", "pipelined", "ring"});
+    h.collectives.inter_algorithm =
+        c.choice("inter_algorithm", {"hierarchical", "pipelined", "ring", "ring+hierarchical", "ring+pipelined"});
     h.collectives.step_overhead_s = c.number("step_overhead_us", 0.0, 1e6) * 1e-6;
     h.collectives.call_overhead_s = c.number_or("call_overhead_us", 0.0, 0.0, 1e6) * 1e-6;
     h.collectives.intra_bandwidth_fraction = c.number_or("intra_bandwidth_fraction", 1.0, 0.05, 1.0);

@@ -124,7 +124,7 @@ struct ScaleUpSpec {
 
 struct CollectiveSpec {
   std::string intra_algorithm = "ring";        // ring | direct
-  std::string inter_algorithm = "hierarchical"; // hierarchical | ring
+  std::string inter_algorithm = "hierarchical"; // hierarchical | pipelined | ring | ring+hierarchical | ring+pipelined (collective.hpp)
   double step_overhead_s = 0;                  // software cost per algorithm step
   // Fixed cost of one collective call before its first step (NCCL's kernel launch and protocol
   // set-up): what a small all-reduce pays however few ranks it has.
@@ -143,6 +143,13 @@ struct CollectiveSpec {
   // the working directory; empty: none): collectives that cross nodes take what it says on idle
   // links (measured_collectives.hpp, idle_collective_seconds).
   MeasuredTable measured;
+  // The algorithm collectives run: inter_algorithm, except that under a measured table the table
+  // decides the time and the model only shares its bytes out over the links, which needs one
+  // algorithm whose time is a line in the size (the two-level part of a tuned "ring+X": X).
+  std::string algorithm() const {
+    const size_t plus = inter_algorithm.rfind('+');
+    return measured.empty() || plus == std::string::npos ? inter_algorithm : inter_algorithm.substr(plus + 1);
+  }
 };
 
 // The host side of a device. Two ways a framework feeds the device, each a per-op host cost:

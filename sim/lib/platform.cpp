@@ -36,7 +36,7 @@ void Platform::configure(const HwSpec& hw) {
 namespace {
 double idle_seconds_as_modelled(const HwSpec& hw, const CollectiveCall& call) {
   Platform& platform = Platform::instance();
-  auto algo = make_collective(hw.collectives.inter_algorithm, hw.collectives.intra_algorithm);
+  auto algo = make_collective(hw.collectives.algorithm(), hw.collectives.intra_algorithm);
   double took = 0;
   platform.threads().run([&] {
     const sc_core::sc_time t0 = sc_core::sc_time_stamp();

@@ -105,7 +105,7 @@ TEST_CASE("pipelined two-level collective: the slowest link's time plus every la
   // takes their sum: NVLink moves 2 x 7/8 x S per GPU at its rate, EFA 2 x 1/2 x S/8 per GPU at
   // 1/8 of the node's NIC rate (times the achieved fraction).
   const double s = 8.0 * (1 << 30);
-  const HwSpec serial = load_hw_spec(hw_path("p5.48xlarge"));
+  const HwSpec serial = load_hw_with_edits("p5.48xlarge", "collectives.inter_algorithm=hierarchical");
   const HwSpec piped = load_hw_with_edits("p5.48xlarge", "collectives.inter_algorithm=pipelined;collectives.inter_bandwidth_fraction=0.8");
   const double nvlink = 2 * 7.0 / 8 * s / (serial.intra.link_bandwidth.base() * serial.collectives.intra_bandwidth_fraction);
   const double efa = 2 * 0.5 * (s / 8) / (serial.inter.nic_bandwidth.base() / 8 * 0.8);
@@ -118,4 +118,32 @@ TEST_CASE("pipelined two-level collective: the slowest link's time plus every la
     for (double mib : {32.0, 1024.0})
       CHECK(bench_collective(load_hw_with_edits("p5.48xlarge", "collectives.inter_algorithm=pipelined"), OpKind::AllReduce, nodes,
                              mib * (1 << 20)).time_s <= bench_collective(serial, OpKind::AllReduce, nodes, mib * (1 << 20)).time_s * (1 + 1e-9));
+}
+
+TEST_CASE("tuned collective: each call takes the faster of its algorithms on idle links", "[collective][bench][tlm]") {
+  // "ring+hierarchical" runs, per call, whichever of the flat ring and the two-level algorithm is
+  // faster (NCCL's tuner): its time is the smaller of theirs at every size and node count, and the
+  // estimate it picks by is the fabric's own time (the same steps on an idle clock).
+  const HwSpec ring = load_hw_with_edits("p5.48xlarge", "collectives.inter_algorithm=ring");
+  const HwSpec two_level = load_hw_with_edits("p5.48xlarge", "collectives.inter_algorithm=hierarchical");
+  const HwSpec tuned = load_hw_spec(hw_path("p5.48xlarge"));  // ships "ring+hierarchical"
+  REQUIRE(tuned.collectives.inter_algorithm == "ring+hierarchical");
+  int ring_won = 0, two_level_won = 0;
+  for (OpKind k : {OpKind::AllReduce, OpKind::ReduceScatter, OpKind::AllGather})
+    for (int nodes : {2, 8, 32})
+      for (double mib : {32.0, 256.0, 8192.0}) {
+        const double s = mib * (1 << 20);
+        const double a = bench_collective(ring, k, nodes, s).time_s, b = bench_collective(two_level, k, nodes, s).time_s;
+        INFO(nodes << " nodes " << mib << " MiB");
+        CHECK(bench_collective(tuned, k, nodes, s).time_s == Approx(std::min(a, b)).epsilon(1e-9));
+        (a < b ? ring_won : two_level_won)++;
+      }
+  // Both win somewhere: the ring's 2(n-1) steps cost latency on small messages at many ranks; on
+  // large ones it moves 2(n-1)/n S per GPU over the NIC where the two-level one adds the NVLink phases.
+  CHECK(ring_won > 0);
+  CHECK(two_level_won > 0);
+  CHECK(bench_collective(tuned, OpKind::AllReduce, 8, 8192.0 * (1 << 20)).time_s ==
+        Approx(bench_collective(ring, OpKind::AllReduce, 8, 8192.0 * (1 << 20)).time_s));
+  CHECK(bench_collective(tuned, OpKind::AllReduce, 32, 32.0 * (1 << 20)).time_s ==
+        Approx(bench_collective(two_level, OpKind::AllReduce, 32, 32.0 * (1 << 20)).time_s));
 }

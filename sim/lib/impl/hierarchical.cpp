@@ -11,7 +11,7 @@ class Hierarchical : public CollectiveAlgorithm {
  public:
   explicit Hierarchical(bool direct) : direct_(direct) {}
   const char* name() const override { return "hierarchical"; }
-  void steps(Fabric& f, const CollectiveCall& c) const override {
+  void steps(StepSink& f, const CollectiveCall& c) const override {
     const GroupLayout& g = c.layout;
     const Bytes shard = c.size / g.local;
     switch (c.kind) {

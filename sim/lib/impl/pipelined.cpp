@@ -12,7 +12,7 @@ class Pipelined : public CollectiveAlgorithm {
  public:
   explicit Pipelined(bool direct) : direct_(direct) {}
   const char* name() const override { return "pipelined"; }
-  void steps(Fabric& f, const CollectiveCall& c) const override {
+  void steps(StepSink& f, const CollectiveCall& c) const override {
     const GroupLayout& g = c.layout;
     switch (c.kind) {
       case OpKind::SendRecv:
@@ -35,8 +35,8 @@ class Pipelined : public CollectiveAlgorithm {
 
  private:
   // `halves` = 2 for an all-reduce (reduce-scatter and all-gather), 1 for either alone.
-  void run(Fabric& f, const GroupLayout& g, Bytes size, int halves) const {
-    std::vector<Fabric::Transfer> t;
+  void run(StepSink& f, const GroupLayout& g, Bytes size, int halves) const {
+    std::vector<StepSink::Transfer> t;
     if (g.local > 1) {
       if (direct_) t.push_back({&g.intra_direct, size / g.local, halves});
       else t.push_back({&g.intra_ring, size / g.local, halves * (g.local - 1)});

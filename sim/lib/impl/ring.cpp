@@ -10,7 +10,7 @@ class Ring : public CollectiveAlgorithm {
  public:
   explicit Ring(bool direct) : direct_(direct) {}
   const char* name() const override { return "ring"; }
-  void steps(Fabric& f, const CollectiveCall& c) const override {
+  void steps(StepSink& f, const CollectiveCall& c) const override {
     const GroupLayout& g = c.layout;
     if (c.kind == OpKind::SendRecv) {
       f.send(g.p2p, c.size);
