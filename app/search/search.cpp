@@ -20,6 +20,7 @@
 #include "scenario.hpp"
 #include "step_executor.hpp"
 #include "plan_shapes.hpp"
+#include "node_spread.hpp"
 #include "step_bound.hpp"
 #include "step_graph.hpp"
 #include "trnsim/error.hpp"
@@ -158,7 +159,8 @@ nlohmann::json run_search(const SearchOptions& o) {
       tail_s.resize(dp.size());
       for (size_t r = 0; r < dp.size(); ++r) dp_s[r] = dp[r].step_s(w, w.grad_accum()), tail_s[r] = dp[r].tail_s(w, w.grad_accum());
       fits.push_back({i, step_bound_from_work(sh.F, l.tp_overlap ? sh.B_overlap : sh.B_serial, opt, sh.ranks, sh.vstages,
-                                              w.grad_accum(), sh.ops_per_micro_batch, dp_s, tail_s)});
+                                              w.grad_accum(), sh.ops_per_micro_batch, dp_s, tail_s) *
+                             (1 + slowest_node_fraction(hw, w.nodes))});
     }
     sh.optimizer.clear();
     sh.dp_stream.clear();

@@ -1,6 +1,8 @@
 // step_bound.cpp — see step_bound.hpp.
 #include "step_bound.hpp"
 
+#include "node_spread.hpp"
+
 #include <algorithm>
 #include <array>
 
@@ -253,7 +255,8 @@ StepBound step_lower_bound(const Scenario& s) {
   const StepWork w = step_work(s);
   StepBound b;
   b.step_time_s = step_bound_from_work(w.forward_s, w.backward_s, w.optimizer_s, s.plan.ranks, s.plan.virtual_stages,
-                                       s.plan.micro_batches, w.ops_per_micro_batch, w.dp_stream_s, w.dp_tail_s);
+                                       s.plan.micro_batches, w.ops_per_micro_batch, w.dp_stream_s, w.dp_tail_s) *
+                  (1 + slowest_node_fraction(s.hw, s.workload.nodes));  // the slowest node's wait, as the executor adds it
   const double m = static_cast<double>(s.plan.micro_batches);
   const auto p = static_cast<size_t>(s.plan.ranks), v = static_cast<size_t>(s.plan.virtual_stages);
   for (size_t r = 0; r < p; ++r)

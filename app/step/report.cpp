@@ -126,10 +126,11 @@ StepReport build_report(const Scenario& s, const StepResult& r) {
       {"compute", c.compute_s},         {"recompute", c.recompute_s},     {"tp_comm_exposed", c.tp_comm_s},
       {"pp_comm_exposed", c.pp_comm_s}, {"pipeline_bubble", c.bubble_s},  {"dp_comm_exposed", c.dp_exposed_s},
       {"optimizer", c.optimizer_s},     {"host_wait", c.host_wait_s},     {"ep_comm_exposed", c.ep_comm_s},
-      {"cp_comm_exposed", c.cp_comm_s}};
+      {"cp_comm_exposed", c.cp_comm_s}, {"slowest_node", r.slowest_node_s}};
   for (const auto& [key, label] : breakdown_labels()) {
-    if ((std::string(key) == "ep_comm_exposed" && !s.model.moe.active()) || (std::string(key) == "cp_comm_exposed" && w.cp <= 1))
-      continue;  // parts only a MoE model / a CP run has
+    if ((std::string(key) == "ep_comm_exposed" && !s.model.moe.active()) || (std::string(key) == "cp_comm_exposed" && w.cp <= 1) ||
+        (std::string(key) == "slowest_node" && r.slowest_node_s <= 0))
+      continue;  // parts only a MoE model / a CP run / nodes that spread have
     st.breakdown.push_back({key, label, parts.at(key)});
   }
   for (int q = 0; q < 5; ++q) st.by_engine.push_back({to_string(static_cast<Engine>(q)), c.engine_s[static_cast<size_t>(q)]});
@@ -372,7 +373,8 @@ const std::vector<std::pair<const char*, const char*>>& breakdown_labels() {
       {"pipeline_bubble", "pipeline bubble"},
       {"dp_comm_exposed", "DP comm (exposed)"},
       {"optimizer", "optimizer"},
-      {"host_wait", "host (exposed)"}};
+      {"host_wait", "host (exposed)"},
+      {"slowest_node", "slowest node (sync)"}};
   return labels;
 }
 

@@ -1,5 +1,7 @@
 // step_executor.cpp — see step_executor.hpp.
 #include "step_executor.hpp"
+
+#include "node_spread.hpp"
 #include "overlap_policy.hpp"
 
 #include <algorithm>
@@ -586,7 +588,21 @@ int group_stride(Group g, const Workload& w) {
   }
 }
 
-StepResult execute_step(const Scenario& s, const StepOptions& opt) {
+namespace {
+// Every node's part as simulated (one representative rank per stage), then the wait for the
+// slowest of the job's nodes at the step's end (node_spread.hpp).
+StepResult with_slowest_node(StepResult r, const Scenario& s) {
+  r.slowest_node_s = r.step_time_s * slowest_node_fraction(s.hw, s.workload.nodes);
+  r.step_time_s += r.slowest_node_s;
+  return r;
+}
+StepResult execute_step_of_a_node(const Scenario& s, const StepOptions& opt);
+}  // namespace
+
+StepResult execute_step(const Scenario& s, const StepOptions& opt) { return with_slowest_node(execute_step_of_a_node(s, opt), s); }
+
+namespace {
+StepResult execute_step_of_a_node(const Scenario& s, const StepOptions& opt) {
   const int64_t m = s.plan.micro_batches;
   const int64_t p = s.plan.ranks;
   // 1F1B / GPipe are periodic once the pipeline is full: every p extra micro-batches add
@@ -631,5 +647,6 @@ StepResult execute_step(const Scenario& s, const StepOptions& opt) {
   b.micro_batches_simulated = cap;
   return b;
 }
+}  // namespace
 
 }  // namespace trnsim

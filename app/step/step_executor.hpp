@@ -43,6 +43,8 @@ struct StageTimes {
 
 struct StepResult {
   double step_time_s = 0;
+  // Part of step_time_s: the wait for the slowest node (node_spread.hpp; 0 on one node).
+  double slowest_node_s = 0;
   int critical_stage = 0;
   std::vector<StageTimes> stages;
   size_t ops_simulated = 0, op_lookups = 0;

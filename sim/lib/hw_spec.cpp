@@ -236,6 +236,13 @@ HwSpec hw_spec_from_json(const nlohmann::json& j, const std::string& file) {
     hs.ignore("notes");
     hs.finish();
   }
+  if (r.has("cluster")) {  // optional: without it, nodes run identically
+    auto cl = r.child("cluster");
+    h.cluster.node_spread = cl.number("node_spread", 0.0, 0.5);
+    require_source(cl);
+    cl.ignore("notes");
+    cl.finish();
+  }
   {
     auto p = r.child("price");
     h.price.on_demand_per_hour = p.number("on_demand_usd_per_node_hour", 0.0, 1e4);

@@ -176,6 +176,11 @@ struct HostSpec {
   double op_trace_s() const { return execution == Execution::Lazy ? trace_s : 0.0; }
 };
 
+// The cluster beyond one node's hardware: how far nodes' step times spread (app/step/node_spread.hpp).
+struct ClusterSpec {
+  double node_spread = 0;  // relative standard deviation of one node's step time (0: identical nodes)
+};
+
 struct PriceSpec {
   double on_demand_per_hour = 0;  // USD per node-hour
   double reserved_per_hour = 0;
@@ -199,6 +204,7 @@ struct HwSpec {
     return static_cast<double>(collectives.compute_units) / static_cast<double>(tensor.units);
   }
   HostSpec host;
+  ClusterSpec cluster;
   PriceSpec price;
   bool stochastic_rounding = false;  // BF16 weights without FP32 master copies (bf16-sr)
   // Tensor, vector, scalar and GpSimd engines run their own instruction streams at once
