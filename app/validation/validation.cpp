@@ -5,6 +5,7 @@
 #include "memory_band.hpp"
 #include "intervals.hpp"
 #include "error_anatomy.hpp"
+#include "collective_benchmarks.hpp"
 #include "paired_ratios.hpp"
 #include "ranking.hpp"
 
@@ -517,6 +518,7 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
   v["error_anatomy"] = error_anatomy(rows);
   v["error_by_release"] = error_by_release(rows);
   v["paired_ratios"] = paired_ratios(rows);
+  if (opt.datasets.empty()) v["collective_benchmarks"] = collective_benchmarks(opt.csv_dir.empty() ? corpus_dir() : opt.csv_dir);
   return v;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "collective_benchmarks.hpp"
 #include "validation.hpp"
 #include "versus.hpp"
 
@@ -229,6 +230,7 @@ std::string validation_markdown(const nlohmann::json& v) {
   if (v.contains("error_anatomy")) o += error_anatomy_markdown(v["error_anatomy"]);
   if (v.contains("error_by_release")) o += release_markdown(v["error_by_release"]);
   if (v.contains("paired_ratios")) o += paired_ratios_markdown(v["paired_ratios"]);
+  if (v.contains("collective_benchmarks")) o += collective_benchmarks_markdown(v["collective_benchmarks"]);
   o += "\n## Calibration (per family, named hardware parameters only)\n\n"
        "| family | fitted parameters | calibration rows | RMS log residual at fit | applied to |\n|---|---|---|---|---|\n";
   for (auto it = v["calibration"].begin(); it != v["calibration"].end(); ++it) {
