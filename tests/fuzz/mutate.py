@@ -35,6 +35,9 @@ SEEDS = {
 SETS = ["parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.virtual_stages",
         "batch.micro_batch", "batch.global_batch", "nodes", "precision", "stack", "attention", "model", "hw",
         "parallel.zero", "checkpointing", "lnc", "execution", "moe_load_imbalance", "parallel.sequence_parallel"]
+HW_SETS = ["cluster.node_spread", "cluster.source", "collectives.inter_algorithm", "collectives.inter_bandwidth_fraction",
+           "inter_node.nic_Gbps_per_node", "hbm.bandwidth_GBps_per_chip"]
+ALGORITHMS = ["ring+hierarchical", "ring+pipelined", "ring+ring", "+", "hierarchical+", "ring", "pipelined"]
 AXES = ["tp", "pp", "vs", "mb", "recompute", "zero", "sp", "ep", "etp", "cp", "precision", "attention", "bogus"]
 ODD = [0, -1, 1, 2, 3, 7, 1 << 31, 1 << 63, 1e308, -1e308, 0.5, 1e-320, "", "x", "../x", "\u00e9", True, None, [], {},
        [1, 2], {"a": 1}, "fp8", "nvfp4", "flash", "full", "none"]
@@ -148,8 +151,11 @@ def case(k, seed):
         data = open(src, "rb").read()
         edits = ";".join(f"{rng.choice(SETS)}={json.dumps(odd_value(rng)) if rng.random() < 0.5 else odd_value(rng)}"
                          for _ in range(rng.randrange(1, 4)))
-        opt = rng.choice(["--set", "--vs"])
-        tail = ["run", "FILE", opt, edits, "--no-scaling", "--output", "OUT", "--trace", "OUT2"] if rng.random() < 0.25 else \
+        opt = rng.choice(["--set", "--vs", "--hw-set"])
+        if opt == "--hw-set":  # what-if hardware: the optional cluster section, the tuned collectives
+            edits = ";".join(f"{k}={rng.choice(ALGORITHMS) if k.endswith('algorithm') and rng.random() < 0.7 else odd_value(rng)}"
+                             for k in rng.sample(HW_SETS, rng.randrange(1, 4)))
+        tail = ["run", "FILE", opt, edits, "--no-scaling", "--output", "OUT", "--trace", "OUT2"] if rng.random() < 0.25 or opt == "--hw-set" else \
             ["graph", "FILE", "--set", edits]
         return kind, {name: data}, tail
     if kind == "study":
