@@ -47,7 +47,7 @@ std::string size_text(double b) {
 
 nlohmann::json row_json(const CollectiveBench& b) {
   return {{"op", b.op}, {"nodes", b.nodes}, {"ranks", b.ranks}, {"size_bytes", b.size_bytes}, {"time_us", b.time_s * 1e6},
-          {"algbw_GBps", b.algbw_GBps}, {"busbw_GBps", b.busbw_GBps}};
+          {"algbw_GBps", b.algbw_GBps}, {"busbw_GBps", b.busbw_GBps}, {"algorithm", b.algorithm}};
 }
 
 }  // namespace
@@ -124,12 +124,13 @@ std::string collective_text(const nlohmann::json& doc) {
                                  doc["algorithms"]["intra"].get<std::string>(),
                                  doc.contains("measured_table") ? fmt::format("; measured table {}", doc["measured_table"].get<std::string>()) : "");
   if (compared) text += fmt::format("# measured: {}; error = trnsim busbw / measured - 1 (+ = trnsim faster)\n", doc["compare"].get<std::string>());
-  text += fmt::format("{:>14} {:>6} {:>6} {:>9} {:>12} {:>13} {:>13}", "op", "nodes", "ranks", "size", "time (us)", "algbw (GB/s)", "busbw (GB/s)");
+  text += fmt::format("{:>14} {:>6} {:>6} {:>9} {:>12} {:>13} {:>13} {:>13}", "op", "nodes", "ranks", "size", "time (us)", "algbw (GB/s)",
+                      "busbw (GB/s)", "algorithm");
   text += compared ? fmt::format(" {:>16} {:>8}\n", "measured (GB/s)", "error") : "\n";
   for (const auto& r : doc["rows"]) {
-    text += fmt::format("{:>14} {:>6} {:>6} {:>9} {:>12.1f} {:>13.2f} {:>13.2f}", r["op"].get<std::string>(), r["nodes"].get<int>(),
+    text += fmt::format("{:>14} {:>6} {:>6} {:>9} {:>12.1f} {:>13.2f} {:>13.2f} {:>13}", r["op"].get<std::string>(), r["nodes"].get<int>(),
                         r["ranks"].get<int>(), size_text(r["size_bytes"].get<double>()), r["time_us"].get<double>(),
-                        r["algbw_GBps"].get<double>(), r["busbw_GBps"].get<double>());
+                        r["algbw_GBps"].get<double>(), r["busbw_GBps"].get<double>(), r["algorithm"].get<std::string>());
     text += compared ? fmt::format(" {:>16.2f} {:>+7.1f}%\n", r["measured_busbw_GBps"].get<double>(), 100 * r["error"].get<double>()) : "\n";
   }
   if (compared) {

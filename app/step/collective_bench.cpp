@@ -39,6 +39,7 @@ CollectiveBench bench_collective(const HwSpec& hw, OpKind kind, int nodes, doubl
   b.size_bytes = size_bytes;
   const CollectiveCall call{kind, Bytes(size_bytes), layout_group(hw, 1, b.ranks), ExpertRouting{}};
   b.time_s = idle_collective_seconds(hw, call);
+  b.algorithm = collective_algorithm_for(hw, call);
   b.algbw_GBps = b.time_s > 0 ? size_bytes / b.time_s / 1e9 : 0;
   b.busbw_GBps = b.algbw_GBps * bus_factor(kind, b.ranks);
   return b;

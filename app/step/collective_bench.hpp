@@ -23,6 +23,7 @@ struct CollectiveBench {
   double time_s = 0;
   double algbw_GBps = 0;   // size / time
   double busbw_GBps = 0;   // algbw x the op's bus factor (nccl-tests PERFORMANCE.md)
+  std::string algorithm;   // what the call ran: ring / hierarchical / pipelined (the tuner's pick), or the intra-node one
 };
 
 // Bytes in "32M", "32MB", "32MiB", "1.5G", "4096" (K / M / G / T are powers of 1024, as in

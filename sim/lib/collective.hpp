@@ -37,6 +37,8 @@ class CollectiveAlgorithm {
   double idle_seconds(const StepSink& f, const CollectiveCall& c) const;
   // The steps alone, without the per-call cost (an algorithm that delegates to another).
   void steps_on(StepSink& f, const CollectiveCall& c) const { steps(f, c); }
+  // The algorithm this call runs: its own name, or, for the tuner, the candidate it picks.
+  virtual std::string chosen_for(const StepSink&, const CollectiveCall&) const { return name(); }
 
  protected:
   virtual void steps(StepSink& f, const CollectiveCall& c) const = 0;

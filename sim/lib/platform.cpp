@@ -100,6 +100,16 @@ CollectiveCall as_measured(const HwSpec& hw, const CollectiveCall& call) {
   return scaled;
 }
 
+std::string collective_algorithm_for(const HwSpec& hw, const CollectiveCall& call) {
+  if (call.kind == OpKind::AllToAll) return "pairwise";  // every algorithm runs all-to-all as one exchange with every peer
+  if (call.kind == OpKind::SendRecv) return "p2p";
+  if (call.layout.nodes <= 1) return hw.collectives.intra_algorithm;
+  prepare_measured(hw, call.kind, call.layout.nodes);
+  Platform& platform = Platform::instance();
+  platform.configure(hw);
+  return make_collective(hw.collectives.algorithm(), hw.collectives.intra_algorithm)->chosen_for(platform.fabric(), as_measured(hw, call));
+}
+
 double idle_collective_seconds(const HwSpec& hw, const CollectiveCall& call) {
   prepare_measured(hw, call.kind, call.layout.nodes);
   return idle_seconds_as_modelled(hw, as_measured(hw, call));

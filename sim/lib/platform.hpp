@@ -33,6 +33,9 @@ class Platform {
 // (nccl-tests, nccom-test) measures. Seconds. With a measured table (collectives.measured) its
 // bytes are scaled as measured_bytes_scale says.
 double idle_collective_seconds(const HwSpec& hw, const CollectiveCall& call);
+// The algorithm that call runs across nodes (the tuner's pick, where the hw file names two), or the
+// intra-node algorithm when the group stays in one node; "pairwise" for an all-to-all, "p2p" for a send.
+std::string collective_algorithm_for(const HwSpec& hw, const CollectiveCall& call);
 
 // With a measured collective table, a collective that crosses `nodes` nodes moves its bytes x a
 // factor, so that on idle links a whole-node group of that kind, node count and size takes what the

@@ -146,4 +146,9 @@ TEST_CASE("tuned collective: each call takes the faster of its algorithms on idl
         Approx(bench_collective(ring, OpKind::AllReduce, 8, 8192.0 * (1 << 20)).time_s));
   CHECK(bench_collective(tuned, OpKind::AllReduce, 32, 32.0 * (1 << 20)).time_s ==
         Approx(bench_collective(two_level, OpKind::AllReduce, 32, 32.0 * (1 << 20)).time_s));
+  // The bench names the pick, as the row's algorithm.
+  CHECK(bench_collective(tuned, OpKind::AllReduce, 8, 8192.0 * (1 << 20)).algorithm == "ring");
+  CHECK(bench_collective(tuned, OpKind::AllReduce, 32, 32.0 * (1 << 20)).algorithm == "hierarchical");
+  CHECK(bench_collective(tuned, OpKind::AllReduce, 1, 32.0 * (1 << 20)).algorithm == tuned.collectives.intra_algorithm);
+  CHECK(bench_collective(tuned, OpKind::AllToAll, 8, 32.0 * (1 << 20)).algorithm == "pairwise");
 }

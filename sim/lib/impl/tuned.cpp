@@ -15,17 +15,20 @@ class Tuned : public CollectiveAlgorithm {
  public:
   explicit Tuned(std::vector<std::unique_ptr<CollectiveAlgorithm>> candidates) : candidates_(std::move(candidates)) {}
   const char* name() const override { return "tuned"; }
-  void steps(StepSink& f, const CollectiveCall& c) const override {
+  void steps(StepSink& f, const CollectiveCall& c) const override { pick(f, c).steps_on(f, c); }
+  std::string chosen_for(const StepSink& f, const CollectiveCall& c) const override { return pick(f, c).name(); }
+
+ private:
+  // The candidate whose steps take the least time on idle links (the first of equals).
+  const CollectiveAlgorithm& pick(const StepSink& f, const CollectiveCall& c) const {
     const CollectiveAlgorithm* best = candidates_.front().get();
     double fastest = std::numeric_limits<double>::infinity();
     for (const auto& a : candidates_) {
       const double t = a->idle_seconds(f, c);
       if (t < fastest) fastest = t, best = a.get();
     }
-    best->steps_on(f, c);
+    return *best;
   }
-
- private:
   std::vector<std::unique_ptr<CollectiveAlgorithm>> candidates_;
 };
 
