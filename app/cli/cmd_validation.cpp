@@ -37,6 +37,13 @@ std::vector<std::string> split(const std::string& s) {
 int check_thresholds(const nlohmann::json& v, const std::string& file) {
   auto t = load_json_file(file);
   int bad = 0;
+  // The error a limit's key names: a step dataset's ("<dataset> / <quantity>") or a collective
+  // benchmark's ("<table> / busbw"); null where this run has neither (not selected).
+  const auto error_of = [&v](const std::string& key) -> const nlohmann::json* {
+    if (v["by_dataset"].contains(key)) return &v["by_dataset"][key]["error"];
+    if (v.contains("collective_benchmarks") && v["collective_benchmarks"].contains(key)) return &v["collective_benchmarks"][key]["error"];
+    return nullptr;
+  };
   for (auto it = t["max_mean_abs_pct"].begin(); it != t["max_mean_abs_pct"].end(); ++it) {
     const std::string key = it.key();
     for (const auto& m : v.value("datasets_not_found", nlohmann::json::array()))
@@ -44,10 +51,9 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
         std::cout << fmt::format("{:<48} its file {} is not there  MISSING\n", key, m["file"].get<std::string>());
         ++bad;
       }
-    // A step dataset's key, or a collective benchmark's ("<table> / busbw"); absent: not selected in this run.
-    const bool collective = !v["by_dataset"].contains(key) && v.contains("collective_benchmarks") && v["collective_benchmarks"].contains(key);
-    if (!v["by_dataset"].contains(key) && !collective) continue;
-    const auto& e = collective ? v["collective_benchmarks"][key]["error"] : v["by_dataset"][key]["error"];
+    const nlohmann::json* found = error_of(key);
+    if (!found) continue;  // not selected in this run
+    const auto& e = *found;
     const double limit = it.value().get<double>();
     const double got = e["n"].get<int>() ? e["mean_abs_pct"].get<double>() : 0.0;
     const bool ok = got <= limit + 1e-9;
@@ -72,7 +78,7 @@ int check_thresholds(const nlohmann::json& v, const std::string& file) {
   // Recorded on the whole corpus: checked only when every dataset with a recorded limit ran.
   bool whole_corpus = true;
   for (auto it = t["max_mean_abs_pct"].begin(); it != t["max_mean_abs_pct"].end(); ++it)
-    whole_corpus = whole_corpus && (v["by_dataset"].contains(it.key()) || v.value("collective_benchmarks", nlohmann::json::object()).contains(it.key()));
+    whole_corpus = whole_corpus && error_of(it.key());
   if (!whole_corpus && t.contains("min_pair_order_right_pct"))
     std::cout << fmt::format("{:<48} not checked: recorded on the whole corpus, and this run has a part of it\n", "layout pair order");
   if (whole_corpus && t.contains("min_pair_order_right_pct") && v.contains("ranking") && v["ranking"].contains("pair_order") &&

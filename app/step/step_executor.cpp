@@ -589,19 +589,7 @@ int group_stride(Group g, const Workload& w) {
 }
 
 namespace {
-// Every node's part as simulated (one representative rank per stage), then the wait for the
-// slowest of the job's nodes at the step's end (node_spread.hpp).
-StepResult with_slowest_node(StepResult r, const Scenario& s) {
-  r.slowest_node_s = r.step_time_s * slowest_node_fraction(s.hw, s.workload.nodes);
-  r.step_time_s += r.slowest_node_s;
-  return r;
-}
-StepResult execute_step_of_a_node(const Scenario& s, const StepOptions& opt);
-}  // namespace
-
-StepResult execute_step(const Scenario& s, const StepOptions& opt) { return with_slowest_node(execute_step_of_a_node(s, opt), s); }
-
-namespace {
+// One node's step as simulated (one representative rank per stage).
 StepResult execute_step_of_a_node(const Scenario& s, const StepOptions& opt) {
   const int64_t m = s.plan.micro_batches;
   const int64_t p = s.plan.ranks;
@@ -648,5 +636,13 @@ StepResult execute_step_of_a_node(const Scenario& s, const StepOptions& opt) {
   return b;
 }
 }  // namespace
+
+StepResult execute_step(const Scenario& s, const StepOptions& opt) {
+  StepResult r = execute_step_of_a_node(s, opt);
+  // Then the wait for the slowest of the job's nodes at the step's end (node_spread.hpp).
+  r.slowest_node_s = r.step_time_s * slowest_node_fraction(s.hw, s.workload.nodes);
+  r.step_time_s += r.slowest_node_s;
+  return r;
+}
 
 }  // namespace trnsim

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <map>
 #include <vector>
@@ -13,17 +12,9 @@
 #include "measured_collectives.hpp"
 #include "scenario.hpp"
 #include "trnsim/error.hpp"
+#include "validation.hpp"
 
 namespace trnsim {
-namespace {
-struct Tally {
-  double abs = 0, signed_sum = 0;
-  int n = 0;
-  void add(double e) { abs += std::abs(e), signed_sum += e, ++n; }
-  nlohmann::json json() const { return {{"n", n}, {"mean_abs_pct", 100 * abs / n}, {"bias_pct", 100 * signed_sum / n}}; }
-};
-}  // namespace
-
 nlohmann::json collective_benchmarks(const std::string& csv_dir) {
   nlohmann::json out = nlohmann::json::object();
   std::vector<std::filesystem::path> tables;
@@ -41,21 +32,21 @@ nlohmann::json collective_benchmarks(const std::string& csv_dir) {
       if (hw.empty()) throw ConfigError(fmt::format("{} row {}: column hardware: name the instance (e.g. p5.48xlarge)", path.string(), r.row));
       by_hw[hw].push_back(r);
     }
-    Tally all;
-    std::map<int, Tally> nodes;
-    std::map<std::string, Tally> ops;
+    std::vector<double> all;  // signed errors: whole table, per node count, per collective
+    std::map<int, std::vector<double>> nodes;
+    std::map<std::string, std::vector<double>> ops;
     nlohmann::json hws = nlohmann::json::array();
     for (const auto& [hw, measured] : by_hw) {
       hws.push_back(hw);
       for (const CollectiveComparison& c : compare_collectives(load_hw_spec(hw_path(hw)), measured)) {
-        all.add(c.error());
-        nodes[c.measured.nodes].add(c.error());
-        ops[collective_word(c.measured.kind)].add(c.error());
+        all.push_back(c.error());
+        nodes[c.measured.nodes].push_back(c.error());
+        ops[collective_word(c.measured.kind)].push_back(c.error());
       }
     }
-    nlohmann::json t = {{"file", path.filename().string()}, {"hw", hws}, {"error", all.json()}};
-    for (const auto& [n, tally] : nodes) t["by_nodes"][std::to_string(n)] = tally.json();
-    for (const auto& [op, tally] : ops) t["by_collective"][op] = tally.json();
+    nlohmann::json t = {{"file", path.filename().string()}, {"hw", hws}, {"error", error_stats(all)}};
+    for (const auto& [n, errs] : nodes) t["by_nodes"][std::to_string(n)] = error_stats(errs);
+    for (const auto& [op, errs] : ops) t["by_collective"][op] = error_stats(errs);
     out[path.stem().string() + " / busbw"] = t;
   }
   return out;

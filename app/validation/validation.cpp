@@ -37,7 +37,13 @@ double percentile(std::vector<double> v, double p) {
   return v[lo] + (v[hi] - v[lo]) * (idx - static_cast<double>(lo));
 }
 
-nlohmann::json stats(const std::vector<double>& signed_errs) {
+void progress(bool on, const std::string& msg) {
+  if (on) std::cerr << "validation: " << msg << "\n";
+}
+
+}  // namespace
+
+nlohmann::json error_stats(const std::vector<double>& signed_errs) {
   std::vector<double> a;
   for (double e : signed_errs) a.push_back(std::abs(e));
   if (a.empty()) return {{"n", 0}};
@@ -49,12 +55,6 @@ nlohmann::json stats(const std::vector<double>& signed_errs) {
           {"worst_abs_pct", 100 * *std::max_element(a.begin(), a.end())},
           {"bias_pct", 100 * std::accumulate(signed_errs.begin(), signed_errs.end(), 0.0) / n}};
 }
-
-void progress(bool on, const std::string& msg) {
-  if (on) std::cerr << "validation: " << msg << "\n";
-}
-
-}  // namespace
 
 namespace {
 // `stated`: the row's own layout (not one of trnsim's guesses at an unstated one), which ran: one that
@@ -468,8 +468,8 @@ nlohmann::json run_validation(const ValidationOptions& opt) {
     }
     nlohmann::json out = nlohmann::json::object();
     for (auto& [k, a] : acc) {
-      a["error"] = stats(errs[k]);
-      a["error_leave_dataset_out"] = stats(lerrs[k]);
+      a["error"] = error_stats(errs[k]);
+      a["error_leave_dataset_out"] = error_stats(lerrs[k]);
       out[k] = a;
     }
     return out;

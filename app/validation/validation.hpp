@@ -113,6 +113,8 @@ bool predict_case(const ValidationCase& c, const FamilyParams& p, double& predic
 // positive = trnsim too fast), memory rows (predicted/measured - 1, positive = too much).
 double signed_error(const ValidationCase& c, double predicted);
 
+// Signed errors (predicted / measured - 1) summarised: n, mean abs, median, p90 and worst abs, bias (%).
+nlohmann::json error_stats(const std::vector<double>& signed_errs);
 nlohmann::json run_validation(const ValidationOptions& opt);
 std::string validation_markdown(const nlohmann::json& v);
 // validation.md's table of the sweeps below Spearman 0.9 or above 3 % regret, from ranking_quality's result.
